@@ -1,0 +1,1 @@
+"""desiq: Social-IQ / DeSIQ video MCQA, perturbations, debiased splits and bias probes."""

@@ -1,0 +1,3 @@
+from desiq.cli import main
+
+main()

@@ -1,0 +1,3 @@
+from mmsoc.cli import main
+
+main()

@@ -1,0 +1,14 @@
+"""Small informational commands."""
+
+from __future__ import annotations
+
+import typer
+
+from mmsoc import __version__
+from mmsoc.cli import app
+
+
+@app.command()
+def version() -> None:
+    """Print the mmsoc version."""
+    typer.echo(__version__)
