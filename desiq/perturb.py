@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 import numpy as np
@@ -58,7 +58,7 @@ def perturb(items: Sequence[MCQAItem], kind: str, seed: int = 0, scope: Scope | 
     if kind not in KINDS:
         raise ValueError(f"unknown perturbation {kind!r}; choose from {', '.join(KINDS)}")
     if kind == "NCAQ":
-        return PerturbResult([_drop_question(item) for item in items], 0, 0, 0)
+        return PerturbResult([replace(item, question="") for item in items], 0, 0, 0)
     unlabelled = [item.qid for item in items if not item.labelled]
     if unlabelled:
         raise ValueError(f"{kind} needs labelled items; {len(unlabelled)} have no answer (first: {unlabelled[0]})")
@@ -80,12 +80,6 @@ def perturb(items: Sequence[MCQAItem], kind: str, seed: int = 0, scope: Scope | 
         fallback_items += fell_back > 0
         fallback_options += fell_back
     return PerturbResult(out, replaced, fallback_items, fallback_options)
-
-
-def _drop_question(item: MCQAItem) -> MCQAItem:
-    from dataclasses import replace
-
-    return replace(item, question="")
 
 
 def _draw_option(items: Sequence[MCQAItem], item: MCQAItem, options: list[str],

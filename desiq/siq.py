@@ -129,3 +129,9 @@ def a2_a4_from_answers(qid: str, video: str, question: str, correct: Sequence[st
         kinds.insert(slot, "corr")
         a4.append(MCQAItem(f"{qid}_a4_{c}", video, question, tuple(opts), slot, tuple(kinds)))
     return a2, a4
+
+
+def answer_repeated_as_distractor(items: Iterable[MCQAItem]) -> list[MCQAItem]:
+    """Labelled items whose correct answer also appears as an incorrect option (a release defect)."""
+    return [item for item in items if item.labelled
+            and any(item.options[i] == item.answer for i in item.incorrect_idx)]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from mmsoc.errors import run_cli
+
 app = typer.Typer(
     name="mmsoc",
     help="Evaluate multimodal language models on the ten MM-Soc social-media tasks.",
@@ -19,8 +21,13 @@ def _root() -> None:
 
 
 def main() -> None:
-    app()
+    """Console entry point."""
+    run_cli(app)
 
 
 # Each command module registers its commands on ``app`` when imported.
 from mmsoc.commands import misc  # noqa: E402,F401
+from mmsoc.commands import eval as _eval  # noqa: E402,F401
+from mmsoc.commands import data, tasks  # noqa: E402,F401
+from mmsoc.commands import finetune as _finetune  # noqa: E402,F401
+from mmsoc.commands import report as _report, score as _score  # noqa: E402,F401

@@ -37,25 +37,48 @@ class TaskSpec:
     headline: str = "macro_f1"
     group: str = ""
     """Tasks sharing a group are averaged into one paper score (misinformation, OCR)."""
+    answers: tuple[tuple[str, str], ...] = ()
+    """Answer words the prompt asks for, when they differ from the labels (Yes/No), -> label."""
+    synonyms: tuple[tuple[str, str], ...] = ()
+    """Further words that lenient parsing accepts for a label."""
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics reported for this task (the headline among them)."""
+        return METRICS[self.kind]
+
+
+METRICS: dict[str, tuple[str, ...]] = {
+    "classification": ("accuracy", "macro_precision", "macro_recall", "macro_f1", "auc"),
+    "multilabel": ("macro_f1", "hamming_loss", "jaccard"),
+    "ocr": ("macro_precision", "macro_recall", "macro_f1", "wer", "cer", "bleu1", "bleu2", "bleu3", "bleu4"),
+    "generation": ("bleu", "rouge1", "rouge2", "rougeL", "meteor", "bigram_similarity", "bertscore",
+                   "embedding_similarity", "length"),
+}
+"""Metrics per task kind (paper appendix D.2; OCR's macro P/R/F1 are over tokens, as in its Table 12)."""
 
 
 _MISINFO = "Is this news (image-text pair) misinformation? Answer 'Yes' or 'No'."
 _BINARY_MEME = "Is this meme {q}? Answer '{yes}' or '{no}'."
+_MISINFO_ANSWERS = (("yes", "fake"), ("no", "true"))
+_MISINFO_SYNONYMS = (("misinformation", "fake"), ("real", "true"))
 
 _TABLE = (
-    TaskSpec("misinfo_politifact", "PolitiFact", "classification", _MISINFO, ("fake", "true"), group="misinfo"),
-    TaskSpec("misinfo_gossipcop", "GossipCop", "classification", _MISINFO, ("fake", "true"), group="misinfo"),
+    TaskSpec("misinfo_politifact", "PolitiFact", "classification", _MISINFO, ("fake", "true"), group="misinfo",
+             answers=_MISINFO_ANSWERS, synonyms=_MISINFO_SYNONYMS),
+    TaskSpec("misinfo_gossipcop", "GossipCop", "classification", _MISINFO, ("fake", "true"), group="misinfo",
+             answers=_MISINFO_ANSWERS, synonyms=_MISINFO_SYNONYMS),
     TaskSpec("tagging", "YouTube2000", "multilabel",
              "Predict the tags of the following online video given its title, description, and thumbnail "
              "image. Different tags must be separated by commas. For example, \"sports,tennis,french-open\"",
              YOUTUBE_TOPICS),
     TaskSpec("hate", "HatefulMemes", "classification", "Is this meme hateful? Answer 'Yes' or 'No'.",
-             ("hateful", "not_hateful")),
+             ("hateful", "not_hateful"), answers=(("yes", "hateful"), ("no", "not_hateful"))),
     TaskSpec("sentiment", "Memotion", "classification",
              "What is the overall sentiment expressed through this meme? Answer 'positive' or 'neutral' or 'negative'",
              ("positive", "neutral", "negative")),
     TaskSpec("humor", "Memotion", "classification", _BINARY_MEME.format(q="humorous", yes="humorous", no="not_humorous"),
-             ("humorous", "not_humorous")),
+             ("humorous", "not_humorous"), synonyms=(("funny", "humorous"),)),
     TaskSpec("sarcasm", "Memotion", "classification", _BINARY_MEME.format(q="sarcastic", yes="sarcastic", no="not_sarcastic"),
              ("sarcastic", "not_sarcastic")),
     TaskSpec("offensive", "Memotion", "classification",

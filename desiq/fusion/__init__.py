@@ -1,0 +1,12 @@
+"""The T5-fusion MCQA model over question, answer, transcript, video and audio inputs."""
+
+from __future__ import annotations
+
+from desiq.fusion.features import MediaFeatures, extract, pool_tokens
+from desiq.fusion.inputs import InputSetting, media_path
+from desiq.fusion.model import FusionModel
+from desiq.fusion.probe import FusionProbe
+from desiq.fusion.runner import FusionConfig, FusionScorer, accuracy, default_encoders, train_fusion
+
+__all__ = ["FusionConfig", "FusionModel", "FusionProbe", "FusionScorer", "InputSetting", "MediaFeatures",
+           "accuracy", "default_encoders", "extract", "media_path", "pool_tokens", "train_fusion"]

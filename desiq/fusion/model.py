@@ -1,0 +1,79 @@
+"""The T5-fusion option scorer: question/option tokens and projected media features in one T5 encoder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from desiq.fusion.features import MediaFeatures
+from desiq.fusion.inputs import MEDIA
+from mmsoc.records import MCQAItem
+
+
+class FusionModel(nn.Module):
+    """Scores one option: T5 encoder over [text tokens; transcript; video; audio], masked mean, linear head.
+
+    Each media modality has a LayerNorm + linear projection to the T5 width and a learned modality
+    embedding; missing media contribute no positions (attention mask 0).
+    """
+
+    def __init__(self, encoder: nn.Module, feature_dims: dict[str, int]):
+        super().__init__()
+        width = encoder.config.d_model
+        self.encoder = encoder
+        self.feature_dims = dict(feature_dims)
+        self.project = nn.ModuleDict({m: nn.Sequential(nn.LayerNorm(d), nn.Linear(d, width))
+                                      for m, d in feature_dims.items()})
+        self.modality = nn.Embedding(len(MEDIA), width)
+        self.head = nn.Linear(width, 1)
+
+    def trained_parts(self) -> dict[str, torch.Tensor]:
+        """Everything outside the T5 encoder (saved beside the backbone)."""
+        return {k: v for k, v in self.state_dict().items() if not k.startswith("encoder.")}
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                media: dict[str, tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
+        """One score per sequence (option)."""
+        return self.head(self.embed(input_ids, attention_mask, media)).squeeze(-1)
+
+    def embed(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+              media: dict[str, tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
+        """Masked mean of the encoder's output over text and media positions."""
+        parts = [self.encoder.get_input_embeddings()(input_ids)]
+        masks = [attention_mask]
+        for modality, (features, mask) in media.items():
+            index = torch.full(mask.shape, MEDIA.index(modality), dtype=torch.long, device=mask.device)
+            parts.append(self.project[modality](features) + self.modality(index))
+            masks.append(mask)
+        mask = torch.cat(masks, dim=1)
+        hidden = self.encoder(inputs_embeds=torch.cat(parts, dim=1), attention_mask=mask).last_hidden_state
+        weights = mask.unsqueeze(-1).to(hidden.dtype)
+        return (hidden * weights).sum(1) / weights.sum(1).clamp(min=1.0)
+
+
+def option_text(question: str, option: str, use_question: bool) -> str:
+    return f"question: {question} answer: {option}" if use_question else f"answer: {option}"
+
+
+def collate(items: Sequence[MCQAItem], features: MediaFeatures, dims: dict[str, int], tokenizer,
+            use_question: bool, max_text_len: int) -> dict:
+    """Tensors for every option of every item (items x options flattened, item by item)."""
+    texts = [option_text(item.question, option, use_question) for item in items for option in item.options]
+    tokens = tokenizer(texts, padding=True, truncation=True, max_length=max_text_len, return_tensors="pt")
+    repeat = [len(item.options) for item in items]
+    batch = {"input_ids": tokens["input_ids"], "attention_mask": tokens["attention_mask"], "media": {}}
+    for modality, width in dims.items():
+        arrays = [features.get(modality, item.video) for item in items]
+        length = max([len(a) for a in arrays if a is not None], default=1)
+        values = np.zeros((len(items), length, width), np.float32)
+        mask = np.zeros((len(items), length), np.int64)
+        for k, array in enumerate(arrays):
+            if array is not None:
+                values[k, :len(array)], mask[k, :len(array)] = array, 1
+        index = torch.repeat_interleave(torch.arange(len(items)), torch.tensor(repeat))
+        batch["media"][modality] = (torch.from_numpy(values)[index], torch.from_numpy(mask)[index])
+    batch["counts"] = repeat
+    return batch

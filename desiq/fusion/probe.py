@@ -1,0 +1,67 @@
+"""The fusion model as a bias-probe backend (``desiq probe --probe fusion --inputs a+t``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from desiq.fusion.features import MediaFeatures
+from desiq.fusion.runner import FusionConfig, FusionScorer, default_encoders, train_fusion
+from mmsoc.encoders import EncoderSpec, FeatureCache
+from mmsoc.records import MCQAItem
+
+
+class FusionProbe:
+    """Trains a fresh T5-fusion model on each ``fit``; a seeded share of the training videos is its dev set."""
+
+    name = "fusion"
+
+    def __init__(self, backbone: str, media_root: Path | str | None = None, epochs: int = 10, lr: float = 1e-4,
+                 batch_size: int = 8, patience: int = 3, dev_fraction: float = 0.2,
+                 encoders: dict[str, EncoderSpec] | None = None, cache_dir: Path | str | None = None):
+        self.backbone, self.media_root = backbone, Path(media_root) if media_root else None
+        self.epochs, self.lr, self.batch_size, self.patience = epochs, lr, batch_size, patience
+        self.dev_fraction, self.encoders = dev_fraction, encoders
+        self.cache = FeatureCache(cache_dir)
+        self.scorer: FusionScorer | None = None
+        self._features: MediaFeatures | None = None
+        self._videos: set[str] = set()
+
+    def fit(self, items: Sequence[MCQAItem], inputs: str, seed: int) -> None:
+        videos = sorted({item.video for item in items})
+        rng = np.random.default_rng(seed)
+        n_dev = max(1, int(round(self.dev_fraction * len(videos)))) if len(videos) > 1 else 0
+        dev_videos = set(rng.permutation(videos)[:n_dev].tolist())
+        train = [item for item in items if item.video not in dev_videos]
+        dev = [item for item in items if item.video in dev_videos] or train
+        config = FusionConfig(self.backbone, inputs, "A4", self.encoders or default_encoders(), lr=self.lr,
+                              epochs=self.epochs, batch_size=self.batch_size, patience=self.patience, seed=seed)
+        self.scorer, _, self._features = train_fusion(train, dev, self.media_root, config, self.cache)
+        self._videos = {item.video for item in items}
+
+    def _media(self, items: Sequence[MCQAItem]) -> MediaFeatures:
+        """Features per video, reused while the items' videos are known (perturbations never change media)."""
+        videos = {item.video for item in items}
+        if self._features is None or not videos <= self._videos:
+            self._features = self.scorer.features(items, self.media_root, self.cache)
+            self._videos = videos
+        return self._features
+
+    def score(self, items: Sequence[MCQAItem]) -> list[np.ndarray]:
+        if self.scorer is None:
+            raise RuntimeError("call fit before score")
+        return self.scorer.score(items, self._media(items))
+
+    @torch.inference_mode()
+    def option_features(self, items: Sequence[MCQAItem]) -> np.ndarray:
+        """The pooled encoder state of every option (items x options flattened)."""
+        features = self._media(items)
+        device = next(self.scorer.model.parameters()).device
+        rows = []
+        for start in range(0, len(items), self.batch_size):
+            b = self.scorer.batch(items[start:start + self.batch_size], features, device)
+            rows.append(self.scorer.model.embed(b["input_ids"], b["attention_mask"], b["media"]).float().cpu().numpy())
+        return np.concatenate(rows)

@@ -1,0 +1,212 @@
+"""Training, scoring, saving and reloading the T5-fusion model (single process or under accelerate)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from desiq.fusion.features import MediaFeatures, extract
+from desiq.fusion.inputs import InputSetting
+from desiq.fusion.model import FusionModel, collate
+from desiq.siq import to_a2
+from mmsoc.encoders import AudioEncoder, CachedEncoder, EncoderSpec, FeatureCache, TranscriptEncoder, VideoEncoder, build_encoder
+from mmsoc.io import write_json
+from mmsoc.records import MCQAItem
+
+CONFIG_FILE = "fusion_config.json"
+HEAD_FILE = "fusion_head.safetensors"
+BACKBONE_DIR = "backbone"
+
+
+def default_encoders(video_model: str = "ViT-B-32", video_pretrained: str | None = "openai", num_frames: int = 8,
+                     audio_model: str = "logmel", text_model: str = "default") -> dict[str, EncoderSpec]:
+    """Encoder specs per media modality (open_clip frames, log-mel audio, MiniLM transcript cues)."""
+    return {"transcript": TranscriptEncoder(text_model).spec,
+            "video": VideoEncoder(video_model, video_pretrained, num_frames=num_frames).spec,
+            "audio": AudioEncoder(audio_model).spec}
+
+
+@dataclass
+class FusionConfig:
+    """Everything that defines a fusion model and its training; saved with the model."""
+
+    backbone: str
+    inputs: str = "q+a+t+v+s"
+    config: str = "A4"
+    encoders: dict[str, EncoderSpec] = field(default_factory=default_encoders)
+    max_tokens: int = 16
+    max_text_len: int = 96
+    lr: float = 1e-4
+    weight_decay: float = 0.01
+    epochs: int = 10
+    batch_size: int = 8
+    patience: int = 3
+    seed: int = 42
+
+    def __post_init__(self):
+        self.inputs = InputSetting.parse(self.inputs).name
+        if self.config not in ("A4", "A2"):
+            raise ValueError(f"config must be A4 or A2, not {self.config!r}")
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "encoders": {m: s.to_json() for m, s in self.encoders.items()}}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "FusionConfig":
+        return cls(**{**obj, "encoders": {m: EncoderSpec.from_json(s) for m, s in obj["encoders"].items()}})
+
+
+def accuracy(items: Sequence[MCQAItem], scores: Sequence[np.ndarray]) -> dict[str, float]:
+    """A4: the top option is the correct one; A2: the correct option outscores each incorrect one."""
+    top = [int(np.argmax(s)) == item.answer_idx for item, s in zip(items, scores)]
+    pairs = [s[item.answer_idx] > s[j] for item, s in zip(items, scores) for j in item.incorrect_idx]
+    return {"A4": float(np.mean(top)) if top else 0.0, "A2": float(np.mean(pairs)) if pairs else 0.0}
+
+
+class FusionScorer:
+    """A fusion model with its tokenizer and config: extracts features, scores options, saves itself."""
+
+    def __init__(self, model: FusionModel, tokenizer, config: FusionConfig):
+        self.model, self.tokenizer, self.config = model, tokenizer, config
+        self.setting = InputSetting.parse(config.inputs)
+
+    def encoders(self, cache: FeatureCache | None = None) -> dict[str, CachedEncoder]:
+        cache = cache or FeatureCache()
+        return {m: CachedEncoder(build_encoder(self.config.encoders[m]), cache) for m in self.setting.media}
+
+    def features(self, items: Sequence[MCQAItem], root: Path | None, cache: FeatureCache | None = None) -> MediaFeatures:
+        return extract(items, root, self.encoders(cache), self.config.max_tokens)
+
+    def batch(self, items: Sequence[MCQAItem], features: MediaFeatures, device: torch.device) -> dict:
+        b = collate(items, features, self.model.feature_dims, self.tokenizer, self.setting.question,
+                    self.config.max_text_len)
+        return {"input_ids": b["input_ids"].to(device), "attention_mask": b["attention_mask"].to(device),
+                "media": {m: (v.to(device), k.to(device)) for m, (v, k) in b["media"].items()}, "counts": b["counts"]}
+
+    @torch.inference_mode()
+    def score(self, items: Sequence[MCQAItem], features: MediaFeatures, batch_size: int | None = None) -> list[np.ndarray]:
+        """One score per option of each item (higher: more likely correct)."""
+        self.model.eval()
+        device = next(self.model.parameters()).device
+        out: list[np.ndarray] = []
+        size = batch_size or self.config.batch_size
+        for start in range(0, len(items), size):
+            b = self.batch(items[start:start + size], features, device)
+            flat = self.model(b["input_ids"], b["attention_mask"], b["media"]).float().cpu().numpy()
+            out.extend(np.split(flat.astype(np.float64), np.cumsum(b["counts"])[:-1]))
+        return out
+
+    def save(self, folder: str | Path) -> Path:
+        """Write backbone (T5 encoder + tokenizer), head and config; files are replaced only when complete."""
+        from safetensors.torch import save_file
+
+        folder = Path(folder)
+        tmp = folder.parent / f".{folder.name}.partial"
+        shutil.rmtree(tmp, ignore_errors=True)
+        self.model.encoder.save_pretrained(tmp / BACKBONE_DIR)
+        self.tokenizer.save_pretrained(tmp / BACKBONE_DIR)
+        save_file({k: v.detach().cpu().contiguous() for k, v in self.model.trained_parts().items()}, tmp / HEAD_FILE)
+        write_json(tmp / CONFIG_FILE, {**self.config.to_json(), "feature_dims": self.model.feature_dims})
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(folder / BACKBONE_DIR, ignore_errors=True)
+        for path in sorted(tmp.iterdir()):
+            path.replace(folder / path.name)
+        tmp.rmdir()
+        return folder
+
+    @classmethod
+    def load(cls, folder: str | Path, device: str | torch.device = "cpu") -> "FusionScorer":
+        """Reload a saved model with every trained part (backbone, projections, head)."""
+        from safetensors.torch import load_file
+        from transformers import AutoTokenizer, T5EncoderModel
+
+        folder = Path(folder)
+        obj = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+        dims = obj.pop("feature_dims")
+        encoder = T5EncoderModel.from_pretrained(folder / BACKBONE_DIR)
+        model = FusionModel(encoder, dims)
+        missing, unexpected = model.load_state_dict(load_file(folder / HEAD_FILE), strict=False)
+        if unexpected or any(not k.startswith("encoder.") for k in missing):
+            raise ValueError(f"{folder / HEAD_FILE}: does not match the model (missing {missing}, unexpected {unexpected})")
+        return cls(model.to(device).eval(), AutoTokenizer.from_pretrained(folder / BACKBONE_DIR),
+                   FusionConfig.from_json(obj))
+
+
+def _item_loss(scores: torch.Tensor, counts: list[int], targets: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy over each item's options (items may have different option counts)."""
+    rows = torch.split(scores, counts)
+    padded = torch.nn.utils.rnn.pad_sequence(list(rows), batch_first=True, padding_value=float("-inf"))
+    return torch.nn.functional.cross_entropy(padded, targets)
+
+
+def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path | None, config: FusionConfig,
+                 cache: FeatureCache | None = None, accelerator=None, progress: bool = False
+                 ) -> tuple[FusionScorer, dict, MediaFeatures]:
+    """Train with AdamW and early stopping on dev (A4 or A2 accuracy); returns the best model.
+
+    Returns (scorer, dev metrics of the best epoch, features of train + dev).
+    """
+    from accelerate import Accelerator
+    from accelerate.utils import DistributedDataParallelKwargs, set_seed
+    from transformers import AutoTokenizer, T5EncoderModel
+
+    accelerator = accelerator or Accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
+    set_seed(config.seed)
+    tokenizer = AutoTokenizer.from_pretrained(config.backbone)
+    encoder = T5EncoderModel.from_pretrained(config.backbone)
+    scorer = FusionScorer(None, tokenizer, config)  # model is built once feature widths are known
+    with accelerator.main_process_first():
+        features = scorer.features(list(train) + list(dev), root, cache)
+    dims = features.dims()
+    lost = [m for m in scorer.setting.media if m not in dims]
+    if lost:
+        raise ValueError(f"inputs {config.inputs}: no usable {', '.join(lost)} media for any training video")
+    torch.manual_seed(config.seed)
+    scorer.model = FusionModel(encoder, dims).to(accelerator.device)
+    examples = to_a2(train) if config.config == "A2" else list(train)
+    optimizer = torch.optim.AdamW(scorer.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    model, optimizer = accelerator.prepare(scorer.model, optimizer)
+    best, best_state, stale, history = -1.0, None, 0, []
+    rng = np.random.default_rng(config.seed)
+    for epoch in _epochs(config.epochs, progress and accelerator.is_main_process):
+        model.train()
+        order = rng.permutation(len(examples))
+        batches = [order[k:k + config.batch_size] for k in range(0, len(order), config.batch_size)]
+        batches = batches[: len(batches) - len(batches) % accelerator.num_processes] or batches
+        for idx in batches[accelerator.process_index::accelerator.num_processes]:
+            chunk = [examples[i] for i in idx]
+            b = scorer.batch(chunk, features, accelerator.device)
+            scores = model(b["input_ids"], b["attention_mask"], b["media"])
+            loss = _item_loss(scores, b["counts"], torch.tensor([x.answer_idx for x in chunk], device=accelerator.device))
+            optimizer.zero_grad()
+            accelerator.backward(loss)
+            accelerator.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+        scorer.model = accelerator.unwrap_model(model)
+        dev_metrics = accuracy(dev, scorer.score(dev, features))
+        history.append({"epoch": epoch + 1, **dev_metrics})
+        if dev_metrics[config.config] > best:
+            best, best_state, stale = dev_metrics[config.config], copy.deepcopy(scorer.model.state_dict()), 0
+        else:
+            stale += 1
+            if stale >= config.patience:
+                break
+    scorer.model.load_state_dict(best_state)
+    scorer.model.eval()
+    best_epoch = max(history, key=lambda h: h[config.config])
+    return scorer, {"A4": best_epoch["A4"], "A2": best_epoch["A2"], "epoch": best_epoch["epoch"], "history": history}, features
+
+
+def _epochs(n: int, show: bool):
+    if not show:
+        return range(n)
+    from rich.progress import track
+
+    return track(range(n), description="training epochs")

@@ -1,0 +1,56 @@
+"""``mmsoc data``: write the embedded sample, check a data folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from mmsoc.cli import app
+from mmsoc.data import load_examples
+from mmsoc.data.sample import N_TEST, N_TRAIN, write_sample
+from mmsoc.io import InputError
+from mmsoc.tasks.table import TASK_IDS
+
+data_app = typer.Typer(help="MM-Soc data: the embedded sample and checks of local data folders.",
+                       no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+
+@data_app.command("sample")
+def sample(
+    out: Path = typer.Option(..., "--out", help="Folder to write the sample to (must be empty or new)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the folder's contents if it is not empty."),
+) -> None:
+    """Write the embedded sample data (every task, train and test splits) in the local layout."""
+    try:
+        write_sample(out, overwrite=overwrite)
+    except FileExistsError as err:
+        raise typer.BadParameter(str(err), param_hint="--out") from None
+    typer.echo(f"wrote the MM-Soc sample ({N_TRAIN} train / {N_TEST} test items per task) to {out}")
+
+
+@data_app.command("check")
+def check(
+    data: str = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, 'sample', 'hub' or hf://OWNER/NAME."),
+    split: str = typer.Option("test", "--split", help="Split to load (train, dev or test)."),
+    task: list[str] = typer.Option(None, "--task", help="Task id to check (repeatable; default: all ten)."),
+    limit: int = typer.Option(None, "--limit", min=0, help="Load at most this many items per task."),
+) -> None:
+    """Load each task's split and report item counts and per-item problems (missing images, ...)."""
+    console, failed = Console(), False
+    table = Table("task", "items", "problems", "first problem", title=f"data: {data} ({split})")
+    for task_id in task or TASK_IDS:
+        try:
+            result = load_examples(task_id, data, split, limit)
+        except (InputError, RuntimeError, KeyError) as err:
+            table.add_row(task_id, "-", "error", str(err))
+            failed = True
+            continue
+        first = str(result.problems[0]) if result.problems else ""
+        table.add_row(task_id, str(len(result.examples)), str(len(result.problems)), first)
+    console.print(table)
+    if failed:
+        raise typer.Exit(1)

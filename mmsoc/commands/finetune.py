@@ -1,0 +1,211 @@
+"""``mmsoc finetune``, ``explain``, ``self-improve`` and ``merge-adapter``: the paper's case studies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from mmsoc.cli import app
+
+_ERRORS = (FileExistsError, FileNotFoundError, KeyError, OSError, ValueError)
+"""Expected failures (bad input, taken folders); InputError is a ValueError."""
+
+
+def _fail(err: Exception) -> None:
+    typer.echo(f"error: {err.args[0] if isinstance(err, KeyError) else err}", err=True)
+    raise typer.Exit(2)
+
+
+def _load(tasks: tuple[str, ...], data: str, split: str, limit: int | None) -> tuple[list, list[dict]]:
+    """Examples of every task, with the loaders' per-item problems as rows."""
+    from mmsoc.data import load_examples
+
+    examples, problems = [], []
+    for task in tasks:
+        loaded = load_examples(task, data, split=split, limit=limit)
+        examples += loaded.examples
+        problems += [{"task": task, "id": p.id, "reason": str(p)} for p in loaded.problems]
+    return examples, problems
+
+
+def _prompts(tasks: tuple[str, ...], model: str, version: str | None, prompts_file: Path | None) -> dict:
+    from mmsoc.runs.loop import resolve_prompts
+    from mmsoc.tasks.prompts import load_prompt_overrides
+
+    return resolve_prompts(tasks, version, load_prompt_overrides(prompts_file, model) if prompts_file else None)
+
+
+def _settings(greedy: bool, max_new_tokens: int, top_p: float, temperature: float):
+    from mmsoc.backends.base import GenerationSettings
+
+    return GenerationSettings(greedy=greedy, max_new_tokens=max_new_tokens, top_p=top_p, temperature=temperature)
+
+
+@app.command()
+def finetune(
+    model: str = typer.Option(..., "--model", help="Hub id or local folder of the image-text-to-text base model."),
+    out: Path = typer.Option(..., "--out", help="Adapter folder: peft adapter, train_log.jsonl, checkpoints/."),
+    tasks: str = typer.Option("all", "--tasks", help="'all' or comma-separated task ids, trained together."),
+    data: str = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, or 'sample'."),
+    split: str = typer.Option("train", "--split", help="Split to train on."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="At most this many items per task."),
+    explanations: Optional[Path] = typer.Option(None, "--explanations", help="Teacher JSONL (id, explanation): "
+                                                "targets become 'ANSWER Explanation: ...'."),
+    epochs: int = typer.Option(1, "--epochs", min=1, help="Passes over the training items."),
+    batch_size: int = typer.Option(16, "--batch-size", min=1, help="Examples per optimizer step (all processes)."),
+    micro_batch_size: int = typer.Option(4, "--micro-batch-size", min=1,
+                                         help="Examples per forward pass; gradients accumulate up to --batch-size."),
+    learning_rate: float = typer.Option(2e-4, "--lr", min=0.0, help="Peak learning rate."),
+    warmup_ratio: float = typer.Option(0.03, "--warmup-ratio", min=0.0, max=1.0, help="Share of steps warming up."),
+    weight_decay: float = typer.Option(0.0, "--weight-decay", min=0.0, help="AdamW weight decay."),
+    max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Stop after this many optimizer steps."),
+    save_every: int = typer.Option(0, "--save-every", min=0, help="Checkpoint every N optimizer steps (0: never)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue from the newest checkpoint in --out."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the LoRA initialisation and the data order."),
+    precision: str = typer.Option("auto", "--precision", help="auto (bf16 where the GPU supports it), bf16 or no."),
+    rank: int = typer.Option(8, "--lora-rank", min=1, help="LoRA rank r."),
+    alpha: int = typer.Option(16, "--lora-alpha", min=1, help="LoRA scaling alpha."),
+    dropout: float = typer.Option(0.05, "--lora-dropout", min=0.0, max=1.0, help="Dropout on the LoRA input."),
+    target_modules: str = typer.Option("q_proj,k_proj,v_proj,o_proj", "--target-modules",
+                                       help="Comma-separated names of language-model linear layers to adapt."),
+    max_target_tokens: int = typer.Option(256, "--max-target-tokens", min=2, help="Longest target kept (tokens)."),
+    prompt_version: Optional[str] = typer.Option(None, "--prompt-version", help="Prompt table version."),
+    prompts_file: Optional[Path] = typer.Option(None, "--prompts", help="JSON/YAML task id -> prompt overrides."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """LoRA fine-tuning of MODEL on one or more tasks at once (answer tokens only carry the loss)."""
+    from mmsoc.backends.hf import load_hf_model
+    from mmsoc.commands.eval import _tasks
+    from mmsoc.finetune.data import build_training_set
+    from mmsoc.finetune.explanations import read_explanations
+    from mmsoc.finetune.train import LoraSettings, TrainSettings, distributed_state, resolve_precision, train_lora
+    from mmsoc.io import write_jsonl
+
+    task_ids = _tasks(tasks)
+    lora = LoraSettings(rank, alpha, dropout, tuple(m.strip() for m in target_modules.split(",") if m.strip()))
+    settings = TrainSettings(epochs, batch_size, micro_batch_size, learning_rate, warmup_ratio, weight_decay,
+                             max_steps=max_steps, save_every=save_every, seed=seed, precision=precision,
+                             max_target_tokens=max_target_tokens)
+    try:
+        prompts = _prompts(task_ids, model, prompt_version, prompts_file)
+        examples, problems = _load(task_ids, data, split, limit)
+        table = read_explanations(explanations) if explanations else None
+        training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table)
+        dtype = "bfloat16" if resolve_precision(precision) == "bf16" else "float32"
+        state = distributed_state()
+        base, processor, family = load_hf_model(model, dtype)
+        meta = {"tasks": list(task_ids), "data": data, "split": split, "limit": limit,
+                "prompt_version": {t: v for t, (_, v) in prompts.items()},
+                "explanations": str(explanations) if explanations else None,
+                "explained": sum(item.explained for item in training.items),
+                "skipped": len(problems) + len(training.problems)}
+        result = train_lora(base, processor, family, training.items, out, lora, settings, resume=resume, meta=meta,
+                            progress=progress)
+    except _ERRORS as err:
+        _fail(err)
+    if not state.is_main_process:
+        return
+    if problems or training.problems:
+        write_jsonl(out / "problems.jsonl", problems + training.problems)
+    last = f", last loss {result.losses[-1]:.4f}" if result.losses else ""
+    typer.echo(f"adapter: {result.adapter_dir} ({result.steps} steps on {len(training.items)} items{last})")
+
+
+@app.command()
+def explain(
+    model: str = typer.Option(..., "--model", help="Teacher: any --model accepted by 'mmsoc eval'."),
+    task: str = typer.Option(..., "--task", help="Task id or comma-separated ids with labels to explain."),
+    out: Path = typer.Option(..., "--out", help="Explanations JSONL (appended; a rerun skips done items)."),
+    data: str = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, or 'sample'."),
+    split: str = typer.Option("train", "--split", help="Split whose gold labels are explained."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="At most this many items per task."),
+    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Requests per model call."),
+    seed: int = typer.Option(0, "--seed", help="Sampling seed (ignored with --greedy)."),
+    greedy: bool = typer.Option(True, "--greedy/--sample", help="Greedy decoding (default) or nucleus sampling."),
+    max_new_tokens: int = typer.Option(256, "--max-new-tokens", min=1, help="Most tokens per explanation."),
+    top_p: float = typer.Option(0.9, "--top-p", min=0.0, max=1.0, help="Nucleus mass (sampling only)."),
+    temperature: float = typer.Option(1.0, "--temperature", min=1e-6, help="Temperature (sampling only)."),
+    adapter: Optional[str] = typer.Option(None, "--adapter", help="peft adapter folder applied to --model."),
+    dtype: str = typer.Option("float32", "--dtype", help="Model weights dtype: float32, bfloat16, float16 or auto."),
+    device: str = typer.Option("auto", "--device", help="Device (cpu, cuda, ...); auto = this process's."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Write teacher explanations of the gold labels with the label-conditioned "why" prompts."""
+    from mmsoc.backends.registry import make_backend
+    from mmsoc.commands.eval import _tasks
+    from mmsoc.finetune.explain import write_explanations
+
+    try:
+        examples, problems = _load(_tasks(task), data, split, limit)
+        backend = make_backend(model, data, dtype, device, adapter)
+        summary = write_explanations(backend, examples, out, _settings(greedy, max_new_tokens, top_p, temperature),
+                                     seed, batch_size, progress)
+    except _ERRORS as err:
+        _fail(err)
+    typer.echo(f"{out}: {summary.written} written, {summary.already_done} already there, "
+               f"{len(summary.problems) + len(problems)} skipped")
+
+
+@app.command("self-improve")
+def self_improve(
+    task: str = typer.Option(..., "--task", help="Task id."),
+    model: str = typer.Option(..., "--model", help="Any --model accepted by 'mmsoc eval'."),
+    out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl, config.json, metrics.json, "
+                             "similarity.png. Rerunning the same command resumes it."),
+    rounds: int = typer.Option(6, "--rounds", min=1, help="Answer rounds (the paper's: 6)."),
+    data: str = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, or 'sample'."),
+    split: str = typer.Option("test", "--split", help="Split to use."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="At most this many items."),
+    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Requests per model call."),
+    seed: int = typer.Option(0, "--seed", help="Sampling seed (ignored with --greedy)."),
+    greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding instead of nucleus sampling."),
+    max_new_tokens: int = typer.Option(256, "--max-new-tokens", min=1, help="Most tokens per answer."),
+    top_p: float = typer.Option(0.9, "--top-p", min=0.0, max=1.0, help="Nucleus mass (sampling only)."),
+    temperature: float = typer.Option(1.0, "--temperature", min=1e-6, help="Temperature (sampling only)."),
+    text_encoder: Optional[str] = typer.Option(None, "--text-encoder", help="Model for BERTScore and sentence "
+                                               "cosine (default: the bundled all-MiniLM-L6-v2)."),
+    adapter: Optional[str] = typer.Option(None, "--adapter", help="peft adapter folder applied to --model."),
+    dtype: str = typer.Option("float32", "--dtype", help="Model weights dtype: float32, bfloat16, float16 or auto."),
+    device: str = typer.Option("auto", "--device", help="Device (cpu, cuda, ...); auto = this process's."),
+    prompt_version: Optional[str] = typer.Option(None, "--prompt-version", help="Prompt table version."),
+    prompts_file: Optional[Path] = typer.Option(None, "--prompts", help="JSON/YAML task id -> prompt overrides."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Ask MODEL to improve its own answer over several rounds; score how answers drift."""
+    from mmsoc.backends.registry import make_backend
+    from mmsoc.commands.eval import _tasks
+    from mmsoc.finetune.self_improve import run_self_improve
+
+    try:
+        (task_id,) = _tasks(task)
+        (instruction, version), = _prompts((task_id,), model, prompt_version, prompts_file).values()
+        examples, _ = _load((task_id,), data, split, limit)
+        backend = make_backend(model, data, dtype, device, adapter)
+        metrics = run_self_improve(backend, examples, instruction, version, out, rounds,
+                                   _settings(greedy, max_new_tokens, top_p, temperature), seed, batch_size,
+                                   text_encoder, meta={"model": model, "adapter": adapter, "data": data,
+                                                       "split": split, "limit": limit}, progress=progress)
+    except _ERRORS as err:
+        _fail(err)
+    for row in metrics["adjacent"]:
+        typer.echo(f"rounds {row['from']}->{row['to']}: " + ", ".join(f"{k} {row[k]:.3f}" for k in
+                                                                      ("bertscore", "sentence_cosine", "bigram")))
+
+
+@app.command("merge-adapter")
+def merge_adapter_command(
+    adapter: Path = typer.Option(..., "--adapter", help="peft adapter folder (from 'mmsoc finetune')."),
+    out: Path = typer.Option(..., "--out", help="New folder for the standalone merged model."),
+    model: Optional[str] = typer.Option(None, "--model", help="Base model (default: the one the adapter records)."),
+    dtype: str = typer.Option("float32", "--dtype", help="Weights dtype: float32, bfloat16, float16 or auto."),
+) -> None:
+    """Fold a LoRA adapter into its base model and save a standalone model folder."""
+    from mmsoc.finetune.merge import merge_adapter
+
+    try:
+        folder = merge_adapter(adapter, out, model, dtype)
+    except _ERRORS as err:
+        _fail(err)
+    typer.echo(f"merged model: {folder}")

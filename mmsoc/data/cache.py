@@ -1,0 +1,11 @@
+"""Where generated data (the sample, images exported from hub copies) is kept."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def cache_root() -> Path:
+    """``$MMSOC_CACHE`` when set, else ``~/.cache/mmsoc``."""
+    return Path(os.environ.get("MMSOC_CACHE") or Path.home() / ".cache" / "mmsoc")

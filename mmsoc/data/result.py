@@ -1,0 +1,47 @@
+"""What a loader returns: the examples, and the per-item problems it recorded instead of failing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mmsoc.records import Example
+
+
+@dataclass(frozen=True)
+class ItemProblem:
+    """A problem with one item that did not stop loading (e.g. its image is missing or unreadable)."""
+
+    id: str
+    file: str
+    field: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = self.file + (f", line {self.line}" if self.line is not None else "")
+        return f"{where}: item {self.id!r}, field '{self.field}': {self.message}"
+
+
+@dataclass
+class LoadResult:
+    """Examples of one task and split, plus the problems recorded while loading them."""
+
+    examples: list[Example] = field(default_factory=list)
+    problems: list[ItemProblem] = field(default_factory=list)
+
+    def extend(self, other: "LoadResult") -> None:
+        self.examples.extend(other.examples)
+        self.problems.extend(other.problems)
+
+    def head(self, limit: int | None) -> "LoadResult":
+        """The first ``limit`` examples and their problems (all when ``limit`` is None)."""
+        if limit is None or len(self.examples) <= limit:
+            return self
+        kept = self.examples[:limit]
+        ids = {example.id for example in kept}
+        return LoadResult(kept, [problem for problem in self.problems if problem.id in ids])
+
+
+def share(limit: int | None, parts: int) -> int | None:
+    """Per-dataset limit when a task draws on ``parts`` datasets (OCR: about half from each)."""
+    return None if limit is None else -(-limit // parts)

@@ -1,0 +1,108 @@
+"""Predictions made by any tool, read from JSONL or CSV rows of (id, prediction, reference)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mmsoc.io import InputError
+from mmsoc.metrics.labels import canonical_label
+from mmsoc.tasks import get_task
+
+FIELDS = ("id", "prediction", "reference")
+
+
+class RowError(Exception):
+    """A bad row: the reader adds file and line and records it as an InputError message."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.message, self.field = message, field
+
+    def located(self, path: str | Path, line: int) -> str:
+        return str(InputError(path, self.message, line=line, field=self.field))
+
+
+@dataclass
+class PredictionFile:
+    """The scorable rows of a predictions file and the rows skipped, each with file, line and field."""
+
+    ids: list[str] = field(default_factory=list)
+    predictions: list[object] = field(default_factory=list)
+    references: list[object] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def read_prediction_file(path: str | Path, task_id: str) -> PredictionFile:
+    """Read ``path`` (.jsonl or .csv); bad rows are skipped and recorded, a bad file raises InputError.
+
+    A missing or empty prediction is an unparseable answer (None). For tagging, lists may be JSON
+    lists or comma-separated strings (also inside CSV cells).
+    """
+    path = Path(path)
+    spec = get_task(task_id)
+    out = PredictionFile()
+    seen: set[str] = set()
+    for number, row in _rows(path):
+        try:
+            item_id, prediction, reference = _check(row, spec)
+            if item_id in seen:
+                raise RowError(f"duplicate id {item_id!r}", field="id")
+        except RowError as err:
+            out.skipped.append(err.located(path, number))
+            continue
+        seen.add(item_id)
+        out.ids.append(item_id)
+        out.predictions.append(prediction)
+        out.references.append(reference)
+    if not out.ids:
+        raise InputError(path, "no scorable rows" + (f" ({len(out.skipped)} skipped; first: {out.skipped[0]})"
+                                                     if out.skipped else ""))
+    return out
+
+
+def _rows(path: Path):
+    if not path.is_file():
+        raise InputError(path, "no such file")
+    if path.suffix.lower() == ".csv":
+        with open(path, encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle)
+            absent = [name for name in FIELDS if name not in (reader.fieldnames or [])]
+            if absent:
+                raise InputError(path, f"the header lacks column(s) {', '.join(absent)}", line=1, field=absent[0])
+            for row in reader:
+                yield reader.line_num, row
+    elif path.suffix.lower() in (".jsonl", ".json"):
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as err:
+                    obj = RowError(f"invalid JSON ({err.msg} at column {err.colno})")
+                yield number, obj
+    else:
+        raise InputError(path, "expected a .jsonl or .csv file")
+
+
+def _check(row: object, spec) -> tuple[str, object, object]:
+    """(id, prediction or None, reference) of one row, or RowError naming the bad field."""
+    if isinstance(row, RowError):
+        raise row
+    if not isinstance(row, dict):
+        raise RowError("expected a JSON object")
+    for name in ("id", "reference"):
+        if row.get(name) in (None, "") or row.get(name) == []:
+            raise RowError("missing or empty", field=name)
+    if "prediction" not in row:
+        raise RowError("missing", field="prediction")
+    prediction = row["prediction"]
+    if prediction == "" and spec.kind in ("classification", "multilabel"):
+        prediction = None
+    reference = row["reference"]
+    if spec.kind == "classification" and canonical_label(reference, spec.labels) is None:
+        raise RowError(f"{reference!r} is not one of {', '.join(spec.labels)}", field="reference")
+    return str(row["id"]), prediction, reference

@@ -1,0 +1,139 @@
+"""Text metrics as thin wrappers: jiwer (WER, CER), sacrebleu (BLEU), rouge-score, nltk (METEOR),
+scikit-learn count vectors (token F1, bigram similarity). Each returns per-item statistics."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import jiwer
+import numpy as np
+from nltk.stem import porter
+from nltk.translate import meteor_score as nltk_meteor
+from rouge_score import rouge_scorer, tokenize, tokenizers
+from sacrebleu.metrics import BLEU
+from sklearn.feature_extraction.text import CountVectorizer
+
+from mmsoc.metrics.stats import ItemStat, error_rate_stat, mean_stat
+
+ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
+BLEU_ORDERS = (1, 2, 3, 4)
+
+
+def edit_rates(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:
+    """Corpus WER and CER (jiwer): total edits over total reference words / characters."""
+    return {
+        "wer": _edit_stat(jiwer.process_words(list(references), list(predictions))),
+        "cer": _edit_stat(jiwer.process_characters(list(references), list(predictions))),
+    }
+
+
+def _edit_stat(output: jiwer.WordOutput | jiwer.CharacterOutput) -> ItemStat:
+    errors = [
+        sum(max(c.ref_end_idx - c.ref_start_idx, c.hyp_end_idx - c.hyp_start_idx) for c in chunks if c.type != "equal")
+        for chunks in output.alignments
+    ]
+    return error_rate_stat(errors, [len(ref) for ref in output.references])
+
+
+def bleu(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:
+    """Corpus BLEU-1..4 of sacrebleu (defaults: 13a tokens, exp smoothing), on its 0-100 scale.
+
+    BLEU-n uses n-gram orders 1..n with uniform weights, exactly ``BLEU(max_ngram_order=n)``.
+    """
+    stats = np.asarray(BLEU()._extract_corpus_statistics(list(predictions), [list(references)]), dtype=np.float64)
+    stats = stats.reshape(len(predictions), 2 + 2 * max(BLEU_ORDERS))
+    return {f"bleu{n}": ItemStat(stats, functools.partial(_bleu_from_sums, order=n)) for n in BLEU_ORDERS}
+
+
+def _bleu_from_sums(sums: np.ndarray, order: int) -> np.ndarray:
+    top = max(BLEU_ORDERS)
+    return np.array([
+        BLEU.compute_bleu(correct=[int(x) for x in row[2:2 + order]], total=[int(x) for x in row[2 + top:2 + top + order]],
+                          sys_len=int(row[0]), ref_len=int(row[1]), smooth_method="exp", max_ngram_order=order).score
+        for row in sums
+    ])
+
+
+class _CachedStemTokenizer(tokenizers.Tokenizer):
+    """rouge-score's own tokenisation with its Porter stemmer, memoised per word (same tokens)."""
+
+    def __init__(self) -> None:
+        stemmer = porter.PorterStemmer("ORIGINAL_ALGORITHM")
+        self._stemmer = type("CachedStemmer", (), {"stem": staticmethod(functools.lru_cache(maxsize=None)(stemmer.stem))})()
+
+    def tokenize(self, text: str) -> list[str]:
+        return tokenize.tokenize(text, self._stemmer)
+
+
+def rouge(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:
+    """ROUGE-1/2/L F-measure per item (rouge-score, Porter stemming on), averaged over items."""
+    scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), tokenizer=_CachedStemTokenizer())
+    scores = [scorer.score(ref, pred) for pred, ref in zip(predictions, references)]
+    return {key: mean_stat([s[key].fmeasure for s in scores]) for key in ROUGE_TYPES}
+
+
+class _NoSynonyms:
+    """Stands in for WordNet in nltk's METEOR when the corpus is missing: no synonym matches."""
+
+    @staticmethod
+    def synsets(word: str) -> list:
+        return []
+
+
+@functools.lru_cache(maxsize=1)
+def wordnet_or_none():
+    """nltk's WordNet reader if its corpus is installed, else None."""
+    from nltk.corpus import wordnet
+
+    try:
+        wordnet.ensure_loaded()
+    except LookupError:
+        return None
+    return wordnet
+
+
+def meteor(predictions: Sequence[str], references: Sequence[str]) -> tuple[ItemStat, bool]:
+    """nltk METEOR per item on whitespace tokens, averaged; returns (stat, used WordNet synonyms)."""
+    wordnet = wordnet_or_none()
+    stemmer = porter.PorterStemmer()
+    values = [
+        nltk_meteor.meteor_score([ref.split()], pred.split(), stemmer=stemmer, wordnet=wordnet or _NoSynonyms())
+        for pred, ref in zip(predictions, references)
+    ]
+    return mean_stat(values), wordnet is not None
+
+
+def _count_pairs(predictions: Sequence[str], references: Sequence[str], **options) -> tuple:
+    """Count matrices (predictions, references) over one shared vocabulary of whitespace tokens."""
+    vectorizer = CountVectorizer(tokenizer=str.split, token_pattern=None, **options)
+    try:
+        matrix = vectorizer.fit_transform(list(predictions) + list(references)).tocsr()
+    except ValueError:  # empty vocabulary: no item has a single token (or bigram)
+        empty = np.zeros((len(predictions), 1))
+        return empty, empty
+    return matrix[: len(predictions)], matrix[len(predictions):]
+
+
+def token_f1(predictions: Sequence[str], references: Sequence[str]) -> ItemStat:
+    """Bag-of-words F1 per item between whitespace tokens, averaged (1 when both sides are empty).
+
+    Used as OCR's macro-F1: overlap = sum over tokens of min(count in prediction, count in reference).
+    """
+    pred, ref = _count_pairs(predictions, references, lowercase=False)
+    overlap = np.asarray(_minimum(pred, ref).sum(1)).ravel()
+    total = np.asarray(pred.sum(1)).ravel() + np.asarray(ref.sum(1)).ravel()
+    f1 = np.where(total == 0, 1.0, 2 * overlap / np.maximum(total, 1))
+    return mean_stat(f1)
+
+
+def bigram_similarity(predictions: Sequence[str], references: Sequence[str]) -> ItemStat:
+    """Jaccard similarity of the sets of lower-cased word bigrams per item, averaged (0 if both empty)."""
+    pred, ref = _count_pairs(predictions, references, lowercase=True, ngram_range=(2, 2), binary=True)
+    inter = np.asarray(_minimum(pred, ref).sum(1)).ravel()
+    union = np.asarray(pred.sum(1)).ravel() + np.asarray(ref.sum(1)).ravel() - inter
+    return mean_stat(np.where(union == 0, 0.0, inter / np.maximum(union, 1)))
+
+
+def _minimum(a, b):
+    return a.minimum(b) if hasattr(a, "minimum") else np.minimum(a, b)

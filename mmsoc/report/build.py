@@ -1,0 +1,227 @@
+"""Recompute every run's metrics from its predictions and assemble the report's content."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.metrics import confusion_matrix
+
+from mmsoc import __version__
+from mmsoc.metrics import METHODS, METRIC_KEYS, TaskScores, score_task_detailed
+from mmsoc.metrics.labels import INVALID, canonical_label
+from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
+from mmsoc.report.runs import Run
+from mmsoc.tasks import TASK_IDS, TASKS
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """How intervals are drawn and which text encoder the embedding metrics use."""
+
+    n_boot: int = 1000
+    seed: int = 0
+    confidence: float = 0.95
+    text_encoder: str | None = None
+    fast: bool = False
+
+
+@dataclass
+class Cell:
+    """One run on one task: per-seed scores on the items every seed answered."""
+
+    ids: list[str]
+    seeds: list[int]
+    scores: list[TaskScores]
+    success_rate: float
+    n_rows: int
+    partial_items: int
+    parsed: list[list[object]]
+    references: list[object]
+
+    def keys(self) -> list[str]:
+        return [key for key in METRIC_KEYS if key in self.scores[0].stats]
+
+
+@dataclass
+class Report:
+    """The report's content (``data`` is what report.json holds) and the arrays figures need."""
+
+    data: dict
+    lengths: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+
+
+def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[str], None] = lambda _: None) -> Report:
+    """Score every (run, task), then add intervals, confusion matrices, aggregates and comparisons."""
+    tasks = [task for task in TASK_IDS if any(task in run.rows for run in runs)]
+    if not tasks:
+        raise ValueError("no run has any prediction to score")
+    cells: dict[str, dict[str, Cell]] = {}
+    for task in tasks:
+        cells[task] = {}
+        for run in runs:
+            if task in run.rows:
+                advance(f"{run.name}: {task}")
+                cell = _score_cell(run, task, settings)
+                if cell is not None:
+                    cells[task][run.name] = cell
+    tasks = [task for task in tasks if cells[task]]
+    report = Report({
+        "generator": f"mmsoc {__version__}",
+        "settings": {"bootstrap_replicates": settings.n_boot, "seed": settings.seed, "confidence": settings.confidence,
+                     "interval": "percentile bootstrap, items resampled with replacement; for runs with several "
+                                 "seeds, seeds resampled too and the metric averaged over the drawn seeds"},
+        "runs": [_run_summary(run, tasks) for run in runs],
+        "tasks": [_task_entry(task, cells[task], settings, [r.name for r in runs if r.name not in cells[task]])
+                  for task in tasks],
+        "confusion": {task: {name: _confusion(task, run_cell) for name, run_cell in cells[task].items()}
+                      for task in tasks if TASKS[task].kind == "classification"},
+        "aggregates": {run.name: _aggregates({t: cells[t][run.name] for t in tasks if run.name in cells[t]})
+                       for run in runs},
+        "comparisons": [_compare(a.name, b.name, task, cells[task][a.name], cells[task][b.name], settings)
+                        for a, b in itertools.combinations(runs, 2) for task in tasks
+                        if a.name in cells[task] and b.name in cells[task]],
+    })
+    report.data["comparisons"] = [c for c in report.data["comparisons"] if c is not None]
+    used = sorted({key for entry in report.data["tasks"] for key in entry["metrics"]} | {"n"}, key=_metric_order)
+    report.data["methods"] = {key: METHODS[key] for key in used}
+    report.data["notes"] = _notes(cells)
+    report.lengths = {task: {**{name: np.concatenate([s.lengths for s in c.scores]) for name, c in cells[task].items()},
+                             "reference": next(iter(cells[task].values())).scores[0].reference_lengths}
+                      for task in tasks if TASKS[task].kind == "generation"}
+    return report
+
+
+def _metric_order(key: str) -> int:
+    return METRIC_KEYS.index(key) if key in METRIC_KEYS else len(METRIC_KEYS)
+
+
+def _score_cell(run: Run, task: str, settings: ReportSettings) -> Cell | None:
+    """None when no item was answered under every seed."""
+    by_seed = run.rows[task]
+    seeds = sorted(by_seed)
+    every = set.intersection(*(set(rows) for rows in by_seed.values()))
+    ids = sorted(every)
+    if not ids:
+        return None
+    union = set().union(*(set(rows) for rows in by_seed.values()))
+    parsed = [[by_seed[s][i].parsed for i in ids] for s in seeds]
+    references = [by_seed[seeds[0]][i].reference for i in ids]
+    scores = [score_task_detailed(task, p, references, text_encoder=settings.text_encoder, fast=settings.fast)
+              for p in parsed]
+    rows = [row for seed_rows in by_seed.values() for row in seed_rows.values()]
+    return Cell(ids, seeds, scores, float(np.mean([row.valid for row in rows])), len(rows), len(union) - len(ids),
+                parsed, references)
+
+
+def _run_summary(run: Run, tasks: list[str]) -> dict:
+    config = {key: run.config.get(key) for key in ("model", "tasks", "seeds", "greedy", "prompt_version", "data", "split")
+              if key in run.config}
+    return {"name": run.name, "path": str(run.path), "config": config, "missing_tasks": run.missing_tasks,
+            "skipped_lines": run.skipped, "duplicate_rows": run.duplicates}
+
+
+def _intervals(cell: Cell, rows: np.ndarray | None, counts: list[np.ndarray], settings: ReportSettings,
+               key: str, seed_offset: int) -> tuple[float, np.ndarray]:
+    """(point value averaged over seeds, bootstrap replicates) of one metric, optionally on a row subset."""
+    stats = [s.stats[key] if rows is None else s.stats[key].subset(rows) for s in cell.scores]
+    point = float(np.mean([stat.value() for stat in stats]))
+    per_seed = np.stack([replicate_values(stat, counts) for stat in stats])
+    return point, seed_mean_replicates(per_seed, settings.n_boot, settings.seed + seed_offset)
+
+
+def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, missing_runs: list[str]) -> dict:
+    spec = TASKS[task]
+    all_ids = set().union(*(set(cell.ids) for cell in cells.values()))
+    keys = [key for key in METRIC_KEYS if any(key in cell.keys() for cell in cells.values())]
+    entry = {"task": task, "dataset": spec.dataset, "kind": spec.kind, "headline": spec.headline, "metrics": keys,
+             "items_in_any_run": len(all_ids), "runs_without_task": missing_runs, "runs": {}}
+    for name, cell in cells.items():
+        counts = resample_counts(len(cell.ids), settings.n_boot, settings.seed)
+        metrics = {}
+        for key in cell.keys():
+            point, replicates = _intervals(cell, None, counts, settings, key, 1)
+            low, high = percentile_interval(replicates, settings.confidence)
+            seed_values = [s.metrics[key] for s in cell.scores]
+            metrics[key] = {"value": point, "low": low, "high": high,
+                            "seed_std": float(np.std(seed_values, ddof=1)) if len(seed_values) > 1 else None}
+        entry["runs"][name] = {
+            "n": len(cell.ids), "rows": cell.n_rows, "seeds": cell.seeds, "success_rate": cell.success_rate,
+            "missing_items": len(all_ids) - len(cell.ids), "items_missing_for_some_seeds": cell.partial_items,
+            "metrics": metrics, "info": _counts(cell.scores)}
+    return entry
+
+
+def _counts(scores: list[TaskScores]) -> dict[str, int]:
+    """Counts noted while scoring (invalid answers, unknown tags, empty responses), summed over seeds."""
+    return {key: int(sum(s.info[key] for s in scores)) for key, value in scores[0].info.items()
+            if isinstance(value, int)}
+
+
+def _confusion(task: str, cell: Cell) -> dict:
+    """Counts summed over seeds: rows are true labels, columns predicted labels and 'invalid'."""
+    labels = list(TASKS[task].labels)
+    columns = labels + [INVALID]
+    y_true = [canonical_label(ref, labels) for ref in cell.references] * len(cell.seeds)
+    y_pred = [canonical_label(p, labels) or INVALID for parsed in cell.parsed for p in parsed]
+    total = confusion_matrix(y_true, y_pred, labels=columns)[: len(labels)]
+    return {"labels": labels, "columns": labels + ["invalid"], "matrix": total.tolist()}
+
+
+def _aggregates(cells: dict[str, Cell]) -> dict:
+    """Unified score per paper task (groups averaged) and their mean; missing tasks are named, not averaged."""
+    units: dict[str, list[str]] = {}
+    for task in TASK_IDS:
+        units.setdefault(TASKS[task].group or task, []).append(task)
+    unified, missing = {}, []
+    for unit, members in units.items():
+        absent = [task for task in members if task not in cells]
+        missing += absent
+        unified[unit] = None if absent else float(np.mean([_unified(task, cells[task]) for task in members]))
+    present = [value for value in unified.values() if value is not None]
+    return {"unified": unified, "members": units, "mean": None if missing else float(np.mean(present)),
+            "mean_of_present": float(np.mean(present)) if present else None, "missing_tasks": missing}
+
+
+def _unified(task: str, cell: Cell) -> float:
+    """The headline metric averaged over seeds; a grouped task whose ids all read 'dataset/item' (OCR)
+    is also averaged over those datasets, as the paper averages OCR over its two."""
+    key = TASKS[task].headline
+    datasets = sorted({item.split("/", 1)[0] for item in cell.ids if "/" in item})
+    if not TASKS[task].group or len(datasets) < 2 or not all("/" in item for item in cell.ids):
+        return float(np.mean([s.metrics[key] for s in cell.scores]))
+    rows = {d: np.array([i for i, item in enumerate(cell.ids) if item.startswith(d + "/")]) for d in datasets}
+    return float(np.mean([np.mean([s.stats[key].subset(rows[d]).value() for s in cell.scores]) for d in datasets]))
+
+
+def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: ReportSettings) -> dict | None:
+    """Paired bootstrap of run a minus run b on the items both answered (same resamples for both)."""
+    common = sorted(set(a.ids) & set(b.ids))
+    if not common:
+        return None
+    rows_a = np.searchsorted(a.ids, common)
+    rows_b = np.searchsorted(b.ids, common)
+    counts = resample_counts(len(common), settings.n_boot, settings.seed)
+    metrics = {}
+    for key in [k for k in a.keys() if k in b.keys()]:
+        point_a, rep_a = _intervals(a, rows_a, counts, settings, key, 2)
+        point_b, rep_b = _intervals(b, rows_b, counts, settings, key, 3)
+        low, high = percentile_interval(rep_a - rep_b, settings.confidence)
+        metrics[key] = {"a": point_a, "b": point_b, "difference": point_a - point_b, "low": low, "high": high}
+    return {"a": name_a, "b": name_b, "task": task, "n_common": len(common),
+            "only_in_a": len(a.ids) - len(common), "only_in_b": len(b.ids) - len(common), "metrics": metrics}
+
+
+def _notes(cells: dict[str, dict[str, Cell]]) -> list[str]:
+    """How text metrics were computed (normalisation, METEOR synonyms, BERTScore model), once each."""
+    notes: list[str] = []
+    for task, by_run in cells.items():
+        for cell in by_run.values():
+            info = cell.scores[0].info
+            for key, label in (("normalisation", "OCR"), ("meteor", "METEOR"), ("bertscore", "BERTScore model"),
+                               ("embedding_model", "Embedding-similarity model")):
+                if key in info and f"{label}: {info[key]}" not in notes:
+                    notes.append(f"{label}: {info[key]}")
+    return notes

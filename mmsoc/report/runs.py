@@ -1,0 +1,115 @@
+"""Read run directories (config.json + predictions.jsonl) for reports, keeping notes on bad lines."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mmsoc.io import InputError
+from mmsoc.metrics.files import RowError
+from mmsoc.metrics.labels import canonical_label
+from mmsoc.tasks import TASK_IDS, TASKS
+
+REQUIRED_FIELDS = ("task", "id", "parsed", "valid", "reference")
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One logged prediction, as far as scoring needs it (``parsed`` is None when not valid)."""
+
+    id: str
+    seed: int
+    parsed: Any
+    valid: bool
+    reference: Any
+
+
+@dataclass
+class Run:
+    """A run directory's configuration and predictions, grouped as task -> seed -> item id -> row."""
+
+    path: Path
+    name: str
+    config: dict[str, Any]
+    rows: dict[str, dict[int, dict[str, RunRow]]]
+    skipped: list[str] = field(default_factory=list)
+    duplicates: int = 0
+
+    @property
+    def model(self) -> str:
+        return str(self.config.get("model", self.path.name))
+
+    @property
+    def missing_tasks(self) -> list[str]:
+        """Tasks the configuration names that have no prediction at all."""
+        return [task for task in self.config.get("tasks") or [] if task not in self.rows]
+
+
+def load_run(path: str | Path) -> Run:
+    """Load one run directory; malformed prediction lines are skipped and recorded, not fatal."""
+    path = Path(path)
+    config_path, predictions_path = path / "config.json", path / "predictions.jsonl"
+    if not config_path.is_file():
+        raise InputError(config_path, "run directory has no config.json")
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise InputError(config_path, f"invalid JSON ({err.msg})", line=err.lineno) from None
+    if not isinstance(config, dict):
+        raise InputError(config_path, "expected a JSON object")
+    if not predictions_path.is_file():
+        raise InputError(predictions_path, "run directory has no predictions.jsonl")
+    run = Run(path, "", config, {})
+    with open(predictions_path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                try:
+                    _add_row(run, line)
+                except RowError as err:
+                    run.skipped.append(err.located(predictions_path, number))
+    run.rows = {task: run.rows[task] for task in TASK_IDS if task in run.rows}
+    return run
+
+
+def _add_row(run: Run, line: str) -> None:
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as err:
+        raise RowError(f"invalid JSON ({err.msg} at column {err.colno})") from None
+    if not isinstance(obj, dict):
+        raise RowError("expected a JSON object")
+    for name in REQUIRED_FIELDS:
+        if name not in obj:
+            raise RowError("missing", field=name)
+    if obj["task"] not in TASKS:
+        raise RowError(f"unknown task {obj['task']!r}", field="task")
+    if obj["reference"] is None:
+        raise RowError("no reference to score against", field="reference")
+    spec = TASKS[obj["task"]]
+    if spec.kind == "classification" and canonical_label(obj["reference"], spec.labels) is None:
+        raise RowError(f"{obj['reference']!r} is not a label of {spec.id}", field="reference")
+    seed = obj.get("seed")
+    if seed is not None and not isinstance(seed, int):
+        raise RowError(f"expected an integer or null, got {seed!r}", field="seed")
+    valid = bool(obj["valid"])
+    row = RunRow(str(obj["id"]), 0 if seed is None else seed, obj["parsed"] if valid else None, valid, obj["reference"])
+    by_id = run.rows.setdefault(obj["task"], {}).setdefault(row.seed, {})
+    if row.id in by_id:
+        run.duplicates += 1
+        return
+    by_id[row.id] = row
+
+
+def load_runs(paths: list[str | Path]) -> list[Run]:
+    """Load runs and give each a unique display name: the model, then the folder when models repeat."""
+    runs = [load_run(path) for path in paths]
+    models = [run.model for run in runs]
+    for run in runs:
+        run.name = run.model if models.count(run.model) == 1 else f"{run.model} ({run.path.name})"
+    names = [run.name for run in runs]
+    for i, run in enumerate(runs):
+        if names.count(run.name) > 1:
+            run.name = f"{run.name} #{i + 1}"
+    return runs

@@ -1,0 +1,19 @@
+"""Where the tests find the real Social-IQ 2.0 training questions (skipped when absent)."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import pytest
+
+REAL_SIQ2 = Path(__file__).resolve().parents[2] / "shared" / "data" / "siq2" / "qa_train.jsonl"
+
+needs_real_data = pytest.mark.skipif(not REAL_SIQ2.exists(), reason="real Social-IQ 2.0 data not present")
+
+
+def split_by_video(items, eval_share: int = 5):
+    """Deterministic split by video: one video in ``eval_share`` goes to eval."""
+    train = [i for i in items if zlib.crc32(i.video.encode()) % eval_share]
+    held = [i for i in items if not zlib.crc32(i.video.encode()) % eval_share]
+    return train, held

@@ -1,0 +1,97 @@
+"""A killed fine-tuning run resumes from its last checkpoint; two processes give one adapter."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from tiny_models import build_tiny_llava
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = "epochs=1, batch_size=4, micro_batch_size=2, learning_rate=1e-2, save_every=2, seed=3"
+LORA = "rank=4, alpha=8, dropout=0.1, target_modules=('q_proj', 'v_proj', 'lm_head')"
+TRAIN = """
+import os, sys, torch
+torch.set_num_threads(1)
+from mmsoc.backends.hf import load_hf_model
+from mmsoc.data import load_examples
+from mmsoc.finetune.data import build_training_set
+from mmsoc.finetune.train import LoraSettings, TrainSettings, train_lora
+from mmsoc.tasks.table import TASKS
+def train(model_dir, out, resume=False, on_step=None):
+    items = build_training_set(load_examples("hate", "sample", "train", limit=16).examples,
+                               {t: s.prompt for t, s in TASKS.items()}).items
+    model, processor, family = load_hf_model(model_dir)
+    return train_lora(model, processor, family, items, out, LoraSettings(%s), TrainSettings(%s), resume=resume,
+                      on_step=on_step)
+""" % (LORA, SETTINGS)
+SCRIPT = TRAIN + """
+model_dir, out, resume, kill_at = sys.argv[1], sys.argv[2], sys.argv[3] == "1", int(sys.argv[4])
+def on_step(step, loss):
+    if step == kill_at:
+        os.kill(os.getpid(), 9)
+result = train(model_dir, out, resume, on_step)
+print("resumed_from", result.resumed_from, "steps", result.steps)
+"""
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, "-c", SCRIPT, *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> Path:
+    return build_tiny_llava(tmp_path_factory.mktemp("tiny") / "llava")
+
+
+def _log(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "train_log.jsonl").read_text().splitlines()]
+
+
+def test_killed_run_resumes_to_the_uninterrupted_result(tiny, tmp_path):
+    scope: dict = {}
+    exec(TRAIN, scope)  # the uninterrupted run, in this process
+    threads = torch.get_num_threads()
+    try:
+        assert scope["train"](str(tiny), tmp_path / "whole").steps == 4
+    finally:
+        torch.set_num_threads(threads)
+    killed = _run(str(tiny), str(tmp_path / "killed"), "0", "3")
+    assert killed.returncode == -9
+    assert [row["step"] for row in _log(tmp_path / "killed")] == [1, 2, 3]  # step 3 logged after checkpoint 2
+    assert not (tmp_path / "killed" / "adapter_model.safetensors").exists()
+    resumed = _run(str(tiny), str(tmp_path / "killed"), "1", "0")
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert "resumed_from 2 steps 4" in resumed.stdout
+    assert _log(tmp_path / "killed") == _log(tmp_path / "whole")
+    a = load_file(tmp_path / "whole" / "adapter_model.safetensors")
+    b = load_file(tmp_path / "killed" / "adapter_model.safetensors")
+    assert a.keys() == b.keys()
+    for key in a:
+        torch.testing.assert_close(a[key], b[key], atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.slow
+def test_two_process_accelerate_launch_gives_one_adapter(tiny, tmp_path):
+    out = tmp_path / "adapter"
+    command = ["accelerate", "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
+               "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "mmsoc", "finetune", "--model", str(tiny),
+               "--tasks", "hate", "--limit", "8", "--out", str(out), "--batch-size", "4", "--micro-batch-size", "2",
+               "--target-modules", "q_proj,v_proj,lm_head", "--lr", "1e-2", "--no-progress"]
+    done = subprocess.run(command, cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    config = json.loads((out / "finetune_config.json").read_text())
+    assert (config["processes"], config["gradient_accumulation"], config["effective_batch_size"]) == (2, 1, 4)
+    assert [row["step"] for row in _log(out)] == [1, 2]
+    assert done.stdout.count("adapter:") == 1
+    assert sorted(p.name for p in out.glob("adapter_*")) == ["adapter_config.json", "adapter_model.safetensors"]

@@ -1,0 +1,167 @@
+"""The T5-fusion model on the embedded sample: media inputs help, save/reload, missing media, several processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from desiq.fusion import FusionConfig, FusionProbe, FusionScorer, InputSetting, accuracy, default_encoders, train_fusion
+from desiq.sample import write_sample
+from desiq.siq import read_siq2, to_a2
+from desiq.splits import build_split
+from mmsoc.encoders import FeatureCache
+from test_encoders_fixtures import build_tiny_open_clip, build_tiny_t5
+
+REPO = Path(__file__).parents[1]
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    torch.set_num_threads(1)
+    d = tmp_path_factory.mktemp("fusion")
+    root = write_sample(d / "sample")
+    train, val = read_siq2(root / "qa" / "qa_train.json"), read_siq2(root / "qa" / "qa_val.json")
+    corpus = [f"question: {x.question} answer: " + " ".join(x.options) for x in train + val]
+    return {"root": root, "train": train, "val": val, "t5": build_tiny_t5(d / "t5", corpus),
+            "oc": build_tiny_open_clip(d / "oc"), "cache": FeatureCache(d / "cache"), "dir": d}
+
+
+def _config(env, inputs, **kw) -> FusionConfig:
+    settings = dict(lr=1e-3, epochs=6, patience=3, batch_size=8, seed=0)
+    settings.update(kw)
+    return FusionConfig(str(env["t5"]), inputs, encoders=default_encoders(str(env["oc"]), None, num_frames=4), **settings)
+
+
+@pytest.fixture(scope="module")
+def trained(env):
+    """On the sample's DeSIQ_d split (no answer-only bias), options alone and with the transcript."""
+    train = build_split(env["train"], "d", 0).items
+    dev = build_split(env["val"], "d", 1).items
+    out = {}
+    for inputs in ("a", "q+a+t"):
+        out[inputs] = train_fusion(train, dev, env["root"], _config(env, inputs), env["cache"])
+    return out, dev
+
+
+def test_transcript_beats_answer_only_on_the_desiq_split(trained):
+    runs, _ = trained
+    answer_only, with_transcript = runs["a"][1]["A4"], runs["q+a+t"][1]["A4"]
+    assert answer_only < 0.45  # near chance (25%) once the split is debiased
+    assert with_transcript > answer_only + 0.25
+    assert runs["q+a+t"][1]["A2"] > runs["a"][1]["A2"]
+
+
+def test_saved_model_reloads_every_trained_part_with_identical_predictions(trained, env, tmp_path):
+    runs, dev = trained
+    scorer, metrics, features = runs["q+a+t"]
+    before = scorer.score(dev, features)
+    assert accuracy(dev, before)["A4"] == metrics["A4"]  # the best epoch's weights were restored
+    scorer.save(tmp_path / "model")
+    loaded = FusionScorer.load(tmp_path / "model")
+    after = loaded.score(dev, loaded.features(dev, env["root"], env["cache"]))
+    for a, b in zip(before, after):
+        np.testing.assert_array_equal(a, b)
+    head = dict(loaded.model.trained_parts())
+    assert {"head.weight", "modality.weight"} <= head.keys() and any(k.startswith("project.transcript") for k in head)
+
+
+def test_training_is_seeded_and_a2_config_trains_on_pairs(env):
+    train, dev = env["train"][:40], env["val"][:12]
+    cfg = _config(env, "q+a+s", epochs=1, config="A2")
+    s1, m1, f1 = train_fusion(train, dev, env["root"], cfg, env["cache"])
+    s2, _, _ = train_fusion(train, dev, env["root"], cfg, env["cache"])
+    for a, b in zip(s1.score(dev, f1), s2.score(dev, f1)):
+        np.testing.assert_array_equal(a, b)
+    pairs = to_a2(dev)
+    assert all(len(s) == 2 for s in s1.score(pairs, f1))
+
+
+def test_input_settings_parse_and_reject_bad_letters():
+    assert InputSetting.parse("s+a+q+v").name == "q+a+v+s"
+    assert InputSetting.parse("a+t").media == ("transcript",)
+    for bad in ("q+t", "a+x", "a+a"):
+        with pytest.raises(ValueError, match="letters"):
+            InputSetting.parse(bad)
+
+
+def test_fusion_probe_backend_scores_every_option(env):
+    probe = FusionProbe(str(env["t5"]), env["root"], epochs=2, lr=1e-3,
+                        encoders=default_encoders(str(env["oc"]), None, 4), cache_dir=env["cache"].root)
+    probe.fit(env["train"][:30], "a+t", seed=0)
+    items = env["val"][:6]
+    scores = probe.score(items)
+    assert [len(s) for s in scores] == [4] * 6
+    assert [len(s) for s in probe.score(to_a2(items))] == [2] * 18
+    assert probe.option_features(items).shape == (24, 64)
+
+
+@pytest.fixture(scope="module")
+def damaged(env):
+    """The sample with one truncated mp4 and one deleted transcript, trained through the CLI."""
+    from desiq.cli import app
+
+    root = shutil.copytree(env["root"], env["dir"] / "damaged")
+    first, second = env["train"][1].video, env["val"][0].video
+    mp4 = root / "video" / f"{first}.mp4"
+    mp4.write_bytes(mp4.read_bytes()[:300])
+    (root / "transcript" / f"{second}.vtt").unlink()
+    model = env["dir"] / "model"
+    result = CliRunner().invoke(app, [
+        "train", "--data", str(root), "--inputs", "q+a+t+v+s", "--backbone", str(env["t5"]), "--out", str(model),
+        "--epochs", "1", "--seed", "0", "--lr", "1e-3", "--video-encoder", str(env["oc"]), "--video-pretrained",
+        "none", "--num-frames", "4", "--cache-dir", str(env["cache"].root)])
+    assert result.exit_code == 0, result.output
+    n_first = sum(x.video == first for x in env["train"])
+    n_second = sum(x.video == second for x in env["val"])
+    return root, model, n_first, n_second
+
+
+def test_corrupt_video_and_missing_transcript_are_masked_and_counted(damaged, env, tmp_path):
+    from desiq.cli import app
+
+    root, model, n_video, n_transcript = damaged
+    metrics = json.loads((model / "metrics.json").read_text())
+    assert metrics["missing"] == {"video": n_video, "audio": 0, "transcript": n_transcript}  # audio: the wav
+    assert metrics["inputs"] == "q+a+t+v+s" and set(metrics["dev"]) == {"A4", "A2"}
+    result = CliRunner().invoke(app, ["evaluate", "--model", str(model), "--data", str(root), "--split", "val",
+                                      "--perturb", "RIWI", "--out", str(tmp_path / "ev"), "--cache-dir",
+                                      str(env["cache"].root)])
+    assert result.exit_code == 0, result.output
+    ev = json.loads((tmp_path / "ev" / "metrics.json").read_text())
+    rows = [json.loads(line) for line in (tmp_path / "ev" / "predictions.jsonl").read_text().splitlines()]
+    assert ev["n"] == len(rows) == len(env["val"]) and ev["missing"]["transcript"] == n_transcript
+    assert ev["missing"]["video"] == 0
+    assert sum(r["masked"] == ["transcript"] for r in rows) == n_transcript
+    assert ev["A4"] == pytest.approx(np.mean([r["correct"] for r in rows]))
+
+
+@pytest.mark.slow
+def test_two_process_accelerate_evaluation_equals_single_process(damaged, env, tmp_path):
+    root, model, _, _ = damaged
+    common = ["-m", "desiq", "evaluate", "--model", str(model), "--data", str(root), "--split", "val",
+              "--cache-dir", str(env["cache"].root), "--batch-size", "5"]
+    run_env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    single = subprocess.run([sys.executable, *common, "--out", str(tmp_path / "one")], capture_output=True,
+                            text=True, env=run_env, cwd=REPO)
+    assert single.returncode == 0, single.stderr[-2000:]
+    launch = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+              "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", "29533"]
+    double = subprocess.run([*launch, *common, "--out", str(tmp_path / "two")], capture_output=True, text=True,
+                            env={**run_env, "CUDA_VISIBLE_DEVICES": ""}, cwd=REPO)
+    assert double.returncode == 0, double.stderr[-3000:]
+    one = [json.loads(x) for x in (tmp_path / "one" / "predictions.jsonl").read_text().splitlines()]
+    two = [json.loads(x) for x in (tmp_path / "two" / "predictions.jsonl").read_text().splitlines()]
+    assert [r["qid"] for r in one] == [r["qid"] for r in two]
+    assert [r["pred"] for r in one] == [r["pred"] for r in two]
+    np.testing.assert_allclose([r["scores"] for r in one], [r["scores"] for r in two], atol=1e-5)
+    assert json.loads((tmp_path / "one" / "metrics.json").read_text()) == json.loads(
+        (tmp_path / "two" / "metrics.json").read_text())

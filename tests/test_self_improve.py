@@ -1,0 +1,90 @@
+"""Self-improvement on a tiny model: every round logged, the similarity table, the plot, resuming."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from mmsoc.backends.base import GenerationSettings
+from mmsoc.backends.hf import HFBackend
+from mmsoc.data import load_examples
+from mmsoc.finetune.self_improve import REVISE_TEMPLATE, run_self_improve
+from mmsoc.finetune.targets import answer_text
+from mmsoc.tasks.table import TASKS
+from mmsoc.text_encoder import load_sentence_encoder
+from tiny_models import build_tiny_llava
+
+ROUNDS = 6
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    root = tmp_path_factory.mktemp("self_improve")
+    backend = HFBackend(str(build_tiny_llava(root / "llava")))
+    examples = load_examples("humor", "sample", "test", limit=4).examples
+    settings = GenerationSettings(max_new_tokens=5)
+    metrics = run_self_improve(backend, examples, TASKS["humor"].prompt, "mmsoc-v1", root / "run", ROUNDS, settings,
+                               seed=1, batch_size=3)
+    yield backend, examples, settings, root / "run", metrics
+    torch.set_num_threads(threads)
+
+
+def _rows(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "predictions.jsonl").read_text().splitlines()]
+
+
+def test_every_round_is_logged_with_its_prompt(run):
+    _, examples, _, folder, _ = run
+    rows = _rows(folder)
+    assert sorted((r["round"], r["id"]) for r in rows) == sorted((n, e.id) for n in range(1, ROUNDS + 1) for e in examples)
+    answers = {(r["round"], r["id"]): r["raw"] for r in rows}
+    for row in rows:
+        assert row["reference"] == answer_text("humor", next(e.label for e in examples if e.id == row["id"]))
+        if row["round"] == 1:
+            assert "previous answer" not in row["prompt"]
+        else:
+            revise = REVISE_TEMPLATE.format(previous=answers[(row["round"] - 1, row["id"])],
+                                            instruction=TASKS["humor"].prompt)
+            assert row["prompt"].endswith(revise)
+
+
+def test_similarity_table_matches_an_independent_computation(run):
+    _, examples, _, folder, metrics = run
+    assert [(r["from"], r["to"]) for r in metrics["adjacent"]] == [(n, n + 1) for n in range(1, ROUNDS)]
+    assert [r["round"] for r in metrics["reference"]] == list(range(1, ROUNDS + 1))
+    assert json.loads((folder / "metrics.json").read_text()) == json.loads(json.dumps(metrics))
+    rows = _rows(folder)
+    by = {(r["round"], r["id"]): r["raw"] for r in rows}
+    ids = [e.id for e in examples]
+    first, second = [by[(1, i)] for i in ids], [by[(2, i)] for i in ids]
+    vectors = load_sentence_encoder(None).encode(first + second)
+    a, b = vectors[: len(ids)], vectors[len(ids):]
+    cosine = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+    assert metrics["adjacent"][0]["sentence_cosine"] == pytest.approx(float(cosine.mean()), abs=1e-5)
+
+    def bigrams(text: str) -> set:
+        words = text.lower().split()
+        return set(zip(words, words[1:]))
+
+    jaccard = [len(bigrams(x) & bigrams(y)) / len(bigrams(x) | bigrams(y)) if bigrams(x) | bigrams(y) else 0.0
+               for x, y in zip(first, second)]
+    assert metrics["adjacent"][0]["bigram"] == pytest.approx(float(np.mean(jaccard)))
+    assert all(0.0 <= r["bertscore"] <= 1.0 + 1e-6 for r in metrics["adjacent"] + metrics["reference"])
+    assert len(metrics["success_rate"]) == ROUNDS
+    assert (folder / "similarity.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_rerun_resumes_without_new_rows_and_refuses_other_settings(run):
+    backend, examples, settings, folder, metrics = run
+    before = (folder / "predictions.jsonl").read_bytes()
+    again = run_self_improve(backend, examples, TASKS["humor"].prompt, "mmsoc-v1", folder, ROUNDS, settings, seed=1,
+                             batch_size=2)
+    assert (folder / "predictions.jsonl").read_bytes() == before and again == metrics
+    with pytest.raises(ValueError, match="different self-improvement run"):
+        run_self_improve(backend, examples, TASKS["humor"].prompt, "mmsoc-v1", folder, ROUNDS, settings, seed=2)
