@@ -1,7 +1,8 @@
 """Encoding throughput per modality on the embedded sample's media, and the speed-up of a cached rerun.
 
 Both runs go through the same CachedEncoder code, side by side in one process: the first over an
-empty cache (decode + encode), the second over the filled cache (hash + load).
+empty cache (decode + encode), the second over the filled cache (hash + load). Last, frame sampling
+with decord against the PyAV fallback on the same files.
 
     python benchmarks/bench_encoders.py [--videos 16] [--video-model ViT-B-32]
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 from desiq.fusion.inputs import media_path
 from desiq.sample import sample_videos, write_sample
 from mmsoc.encoders import AudioEncoder, CachedEncoder, FeatureCache, TranscriptEncoder, VideoEncoder
+from mmsoc.encoders.media import read_frames, read_frames_pyav
 
 
 def main() -> None:
@@ -46,6 +48,15 @@ def main() -> None:
             assert encoder.encoder.encoded == 0, "the second run should be served from the cache"
             print(f"{modality:<11} {len(paths):>5} {times[0]:>8.3f} {len(paths) / times[0]:>8.1f} "
                   f"{times[1]:>9.4f} {times[0] / times[1]:>8.1f}x")
+        videos = [media_path(root, "video", vid) for vid in vids]
+        seconds = {}
+        for name, read in (("decord", read_frames), ("PyAV", read_frames_pyav)):
+            start = time.perf_counter()
+            for path in videos:
+                read(path, num_frames=args.num_frames)
+            seconds[name] = time.perf_counter() - start
+        print(f"frame sampling of {len(videos)} videos: decord {seconds['decord']:.3f} s, PyAV fallback "
+              f"{seconds['PyAV']:.3f} s ({seconds['PyAV'] / seconds['decord']:.2f}x decord's time)")
 
 
 if __name__ == "__main__":

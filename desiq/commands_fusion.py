@@ -29,18 +29,13 @@ def _qa(data: Path, split: str) -> list:
     return read_siq2(data / "qa" / f"qa_{split}.json")
 
 
-def _accelerator():
-    from accelerate import Accelerator
-    from accelerate.utils import DistributedDataParallelKwargs
-
-    return Accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
-
-
 @app.command()
 def train(
     data: Annotated[Path, typer.Option(help="Social-IQ 2.0 folder: qa/qa_train.json, qa/qa_val.json (dev) and "
                                             "video/, audio/wav/, transcript/ by vid_name.")],
-    backbone: Annotated[str, typer.Option(help="T5 checkpoint id or local folder (its encoder is used).")],
+    backbone: Annotated[str, typer.Option(help="T5 checkpoint id (t5-small) or local folder with the checkpoint "
+                                                "and tokenizer, e.g. from `hf download google-t5/t5-small "
+                                                "--local-dir DIR`; its encoder is used.")],
     out: Annotated[Path, typer.Option(help="Model folder to write (backbone/, head, config, metrics.json).")],
     inputs: Annotated[str, typer.Option(help="Input setting: q question, a answer, t transcript, v video, "
                                              "s audio, joined by '+'.")] = "q+a+t+v+s",
@@ -65,7 +60,7 @@ def train(
     cache_dir: CacheDir = None,
 ) -> None:
     """Train the T5-fusion model with early stopping on qa_val.json; write the model and metrics.json."""
-    from desiq.fusion import FusionConfig, default_encoders, train_fusion
+    from desiq.fusion import FusionConfig, default_encoders, make_accelerator, train_fusion
     from mmsoc.encoders import FeatureCache
     from mmsoc.io import write_json
 
@@ -74,14 +69,15 @@ def train(
                                 num_frames, audio_encoder, text_encoder)
     cfg = FusionConfig(backbone, inputs, config.value, encoders, max_tokens=max_tokens, lr=lr, epochs=epochs,
                        batch_size=batch_size, patience=patience, seed=seed)
-    accelerator = _accelerator()
+    accelerator = make_accelerator()
     scorer, dev, features = train_fusion(train_items, dev_items, data, cfg, FeatureCache(cache_dir), accelerator,
                                          progress=True)
     if accelerator.is_main_process:
         scorer.save(out)
         metrics = {"dev": {"A4": dev["A4"], "A2": dev["A2"]}, "inputs": cfg.inputs, "config": cfg.config,
                    "missing": features.missing_counts(train_items + dev_items), "best_epoch": dev["epoch"],
-                   "history": dev["history"], "n_train": len(train_items), "n_dev": len(dev_items)}
+                   "history": dev["history"], "n_train": len(train_items), "n_dev": len(dev_items),
+                   "processes": accelerator.num_processes}
         write_json(out / "metrics.json", metrics)
         console.print(f"{cfg.inputs} {cfg.config}: dev A4 {dev['A4']:.4f}, A2 {dev['A2']:.4f} "
                       f"(epoch {dev['epoch']}); missing {metrics['missing']} -> {out}")
@@ -103,7 +99,7 @@ def evaluate(
     import numpy as np
     from accelerate.utils import gather_object
 
-    from desiq.fusion import FusionScorer, accuracy
+    from desiq.fusion import FusionScorer, accuracy, make_accelerator
     from desiq.perturb import perturb as apply
     from mmsoc.encoders import FeatureCache
     from mmsoc.io import write_json, write_jsonl
@@ -111,7 +107,7 @@ def evaluate(
     items = _qa(data, split)
     if perturb is not None:
         items = apply(items, perturb.value, seed=seed).items
-    accelerator = _accelerator()
+    accelerator = make_accelerator()
     scorer = FusionScorer.load(model, accelerator.device)
     with accelerator.split_between_processes(list(range(len(items)))) as shard:
         local = [items[k] for k in shard]
@@ -129,7 +125,8 @@ def evaluate(
         for modality in row["masked"]:
             missing[modality] += 1
     metrics = {**accuracy(items, scores), "n": len(items), "missing": missing, "inputs": scorer.config.inputs,
-               "split": split, "perturb": perturb.value if perturb else None}
+               "split": split, "perturb": perturb.value if perturb else None,
+               "processes": accelerator.num_processes}
     write_jsonl(out / "predictions.jsonl", rows)
     write_json(out / "metrics.json", metrics)
     console.print(f"{split}{' ' + perturb.value if perturb else ''}: A4 {metrics['A4']:.4f}, A2 {metrics['A2']:.4f} "

@@ -9,7 +9,7 @@ from PIL import Image
 
 from mmsoc.encoders import (AudioEncoder, ImageEncoder, MediaError, TranscriptEncoder, VideoEncoder, build_encoder,
                             parse_subtitles, read_subtitles)
-from mmsoc.encoders.media import frame_indices, read_audio, read_frames
+from mmsoc.encoders.media import frame_indices, read_audio, read_frames, read_frames_pyav
 from test_encoders_fixtures import (SR, VTT, build_tiny_hf_clip, build_tiny_open_clip, build_tiny_wav2vec2, write_clip,
                                     write_wav)
 
@@ -20,6 +20,7 @@ def media(tmp_path_factory):
     torch.set_num_threads(1)
     write_clip(d / "red.mp4", (250, 10, 10), 440.0, seconds=2.0)
     write_clip(d / "blue.mp4", (10, 10, 250), 880.0, seconds=2.0)
+    write_clip(d / "narrow.mp4", (10, 200, 10), 440.0, size=(48, 32))  # decord cannot copy 48-px-wide frames
     write_wav(d / "low.wav", 440.0, sr=22050)
     (d / "talk.vtt").write_text(VTT)
     return {"dir": d, "open_clip": build_tiny_open_clip(d / "oc"), "hf_clip": build_tiny_hf_clip(d / "hfclip"),
@@ -55,6 +56,23 @@ def test_video_frames_decode_with_their_colour(media):
     frames = read_frames(media["dir"] / "red.mp4", num_frames=4)
     assert frames.shape == (4, 32, 64, 3)
     assert np.abs(frames.reshape(-1, 3).mean(0) - [250, 10, 10]).max() < 12
+
+
+def test_frames_decord_cannot_copy_are_decoded_by_pyav(media):
+    import decord
+
+    path = media["dir"] / "narrow.mp4"
+    with pytest.raises(decord.DECORDError):
+        decord.VideoReader(str(path), ctx=decord.cpu(0)).get_batch([0]).asnumpy()
+    frames = read_frames(path, num_frames=4)
+    assert frames.shape == (4, 32, 48, 3)
+    assert np.abs(frames.reshape(-1, 3).mean(0) - [10, 200, 10]).max() < 12
+
+
+def test_pyav_frames_equal_decord_frames_at_the_same_indices(media):
+    path = media["dir"] / "red.mp4"
+    np.testing.assert_array_equal(read_frames_pyav(path, num_frames=5), read_frames(path, num_frames=5))
+    np.testing.assert_array_equal(read_frames_pyav(path, None, fps=2.0), read_frames(path, None, fps=2.0))
 
 
 def test_frame_folder_is_read_in_sorted_name_order(tmp_path):

@@ -74,6 +74,15 @@ def test_a_different_config_on_the_same_folder_is_refused(tmp_path):
     assert "different run" in result.output and "greedy" in result.output
 
 
+def test_a_model_that_fails_to_load_leaves_the_run_folder_unclaimed(tmp_path):
+    (tmp_path / "empty_model").mkdir()
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, ["eval", "--task", "hate", "--model", str(tmp_path / "empty_model"), "--limit", "2",
+                                      "--out", str(out)])
+    assert result.exit_code == 2 and "cannot load model" in result.output
+    assert not (out / "config.json").exists()
+
+
 def test_text_baseline_beats_random_on_classification(tmp_path):
     tasks = ",".join(CLASSIFICATION)
     _eval("--task", tasks, "--model", "random", "--greedy", "--out", str(tmp_path / "random"))

@@ -106,3 +106,20 @@ def test_metrics_are_means_over_seeds_of_per_seed_scores():
                                                             average="macro", zero_division=0)]
     assert entry["metrics"]["macro_f1"] == pytest.approx(np.mean(f1))
     assert entry["per_seed"]["1"]["accuracy"] == pytest.approx(accuracy_score(refs, wrong))
+
+
+def test_items_without_an_image_are_skipped_and_recorded(tmp_path):
+    import shutil
+
+    from mmsoc.data.sample import ensure_sample
+
+    data = tmp_path / "data"
+    shutil.copytree(ensure_sample() / "hateful_memes", data / "hateful_memes")
+    (data / "hateful_memes/img/10042.png").unlink()
+    config = RunConfig.create(GenerationSettings(greedy=True), None, model="random", tasks=("hate",),
+                              data=str(data), prompt_version={"hate": "mmsoc-v1"})
+    metrics = run_eval(config, tmp_path / "run", RandomBackend, limit=4, progress=False, needs_images=True)
+    assert metrics["hate"]["n"] == 3
+    assert [row["id"] for row in read_rows(tmp_path / "run")] == ["10041", "10043", "10044"]
+    problems = [json.loads(line) for line in (tmp_path / "run/problems.jsonl").read_text().splitlines()]
+    assert [p["id"] for p in problems if "skipped" in p["problem"]] == ["10042"]

@@ -41,7 +41,12 @@ class FusionModel(nn.Module):
 
     def embed(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
               media: dict[str, tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
-        """Masked mean of the encoder's output over text and media positions."""
+        """Masked mean of the encoder's output over text and media positions.
+
+        Each row's real positions are packed to the front (text, then each modality), so padding
+        never sits between them: T5's relative positions, and so the scores, do not depend on
+        which other items share the batch.
+        """
         parts = [self.encoder.get_input_embeddings()(input_ids)]
         masks = [attention_mask]
         for modality, (features, mask) in media.items():
@@ -49,7 +54,10 @@ class FusionModel(nn.Module):
             parts.append(self.project[modality](features) + self.modality(index))
             masks.append(mask)
         mask = torch.cat(masks, dim=1)
-        hidden = self.encoder(inputs_embeds=torch.cat(parts, dim=1), attention_mask=mask).last_hidden_state
+        order = torch.sort((mask == 0).to(torch.int8), dim=1, stable=True).indices
+        embeds = torch.gather(torch.cat(parts, dim=1), 1, order.unsqueeze(-1).expand(-1, -1, parts[0].shape[-1]))
+        mask = torch.gather(mask, 1, order)
+        hidden = self.encoder(inputs_embeds=embeds, attention_mask=mask).last_hidden_state
         weights = mask.unsqueeze(-1).to(hidden.dtype)
         return (hidden * weights).sum(1) / weights.sum(1).clamp(min=1.0)
 

@@ -15,7 +15,14 @@ from mmsoc.records import MCQAItem
 
 
 class FusionProbe:
-    """Trains a fresh T5-fusion model on each ``fit``; a seeded share of the training videos is its dev set."""
+    """Trains a fresh T5-fusion model on each ``fit``; a seeded share of the training videos is its dev set.
+
+    ``backbone`` is a T5 checkpoint id (``t5-small``, downloaded on first use) or a local folder with
+    the checkpoint and its tokenizer (``config.json``, weights, tokenizer files: what
+    ``save_pretrained`` or ``hf download google-t5/t5-small --local-dir DIR`` writes), for machines
+    without hub access. The defaults (AdamW at lr 1e-4, early stopping on the dev videos) are the
+    paper's settings for a pretrained T5-small; a randomly initialised backbone needs a larger lr.
+    """
 
     name = "fusion"
 

@@ -146,6 +146,17 @@ def _item_loss(scores: torch.Tensor, counts: list[int], targets: torch.Tensor) -
     return torch.nn.functional.cross_entropy(padded, targets)
 
 
+def make_accelerator():
+    """The Accelerator of training and evaluation: one process by default, one per ``accelerate launch``
+    process otherwise; without a GPU the processes join one gloo group on the CPU (without ``cpu=True``
+    each of them would believe it is alone)."""
+    from accelerate import Accelerator
+    from accelerate.utils import DistributedDataParallelKwargs
+
+    return Accelerator(cpu=not torch.cuda.is_available(),
+                       kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
+
+
 def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path | None, config: FusionConfig,
                  cache: FeatureCache | None = None, accelerator=None, progress: bool = False
                  ) -> tuple[FusionScorer, dict, MediaFeatures]:
@@ -153,11 +164,10 @@ def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path 
 
     Returns (scorer, dev metrics of the best epoch, features of train + dev).
     """
-    from accelerate import Accelerator
-    from accelerate.utils import DistributedDataParallelKwargs, set_seed
+    from accelerate.utils import set_seed
     from transformers import AutoTokenizer, T5EncoderModel
 
-    accelerator = accelerator or Accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
+    accelerator = accelerator or make_accelerator()
     set_seed(config.seed)
     tokenizer = AutoTokenizer.from_pretrained(config.backbone)
     encoder = T5EncoderModel.from_pretrained(config.backbone)

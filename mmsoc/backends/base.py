@@ -20,13 +20,6 @@ class GenerationSettings:
     top_p: float = 0.9
     temperature: float = 1.0
 
-    def identity(self) -> dict:
-        """The fields that change results (sampling parameters are irrelevant when greedy)."""
-        if self.greedy:
-            return {"greedy": True, "max_new_tokens": self.max_new_tokens}
-        return {"greedy": False, "max_new_tokens": self.max_new_tokens, "top_p": self.top_p,
-                "temperature": self.temperature}
-
 
 @dataclass(frozen=True)
 class Request:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from mmsoc.records import Example
+from mmsoc.tasks.table import get_task
+
 Family = Literal["llava", "blip2", "instructblip", "generic"]
 
 _FAMILIES: dict[str, Family] = {"llava": "llava", "blip-2": "blip2", "instructblip": "instructblip"}
@@ -17,6 +20,12 @@ def detect_family(config: Any) -> Family:
 def compose_prompt(instruction: str, text: str = "") -> str:
     """The task instruction preceded by the post's text, when the example has one."""
     return f'Text: "{text}"\n{instruction}' if text else instruction
+
+
+def example_prompt(example: Example, instruction: str) -> str:
+    """The prompt an example is asked with: its text, then the instruction. OCR examples leave
+    their text out: the text of a meme is the OCR answer itself."""
+    return compose_prompt(instruction, example.text if get_task(example.task).kind != "ocr" else "")
 
 
 def format_prompt(family: Family, processor: Any, prompt: str, has_image: bool = True) -> str:

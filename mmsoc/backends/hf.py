@@ -37,7 +37,7 @@ def load_hf_model(model_id_or_dir: str, dtype: str = "float32", device: str = "a
     try:
         processor = AutoProcessor.from_pretrained(model_id_or_dir)
         model = AutoModelForImageTextToText.from_pretrained(model_id_or_dir, dtype=DTYPES.get(dtype, "auto"))
-    except OSError as err:
+    except (OSError, ValueError) as err:  # missing files, or a folder transformers cannot read
         raise OSError(f"cannot load model {model_id_or_dir!r} (a local folder or a reachable hub id): {err}") from err
     family = detect_family(model.config)
     if adapter:
@@ -56,8 +56,6 @@ def _is_encoder_decoder(model: Any) -> bool:
 
 class HFBackend:
     """Batched generation with left padding and per-request sampling seeds."""
-
-    needs_images = True
 
     def __init__(self, model_id_or_dir: str, dtype: str = "float32", device: str = "auto",
                  adapter: str | None = None):

@@ -17,7 +17,6 @@ class RandomBackend:
     """
 
     name = "random"
-    needs_images = False
 
     def generate(self, requests: Sequence[Request], settings: GenerationSettings) -> list[str]:
         return [self._answer(r) for r in requests]

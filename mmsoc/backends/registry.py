@@ -8,18 +8,27 @@ TEXT_BASELINE = "text-baseline"
 RANDOM = "random"
 
 
+def _is_text_baseline(model: str) -> bool:
+    return model == TEXT_BASELINE or model.startswith(TEXT_BASELINE + ":")
+
+
+def needs_images(model: str) -> bool:
+    """Whether the backend for ``model`` reads images (the baselines read text only)."""
+    return not (model == RANDOM or _is_text_baseline(model))
+
+
 def make_backend(model: str, data: str, dtype: str = "float32", device: str = "auto",
                  adapter: str | None = None) -> Backend:
     """``random`` | ``text-baseline`` (frozen MiniLM + logistic regression) |
     ``text-baseline:ID_OR_DIR`` (full fine-tuning of that sequence classifier) | any
     image-text-to-text hub id or folder. Baselines train on the ``train`` split of ``data``."""
-    if adapter and (model == RANDOM or model.startswith(TEXT_BASELINE)):
+    if adapter and not needs_images(model):
         raise ValueError(f"--adapter applies to image-text models, not to {model!r}")
     if model == RANDOM:
         from mmsoc.backends.random_baseline import RandomBackend
 
         return RandomBackend()
-    if model == TEXT_BASELINE or model.startswith(TEXT_BASELINE + ":"):
+    if _is_text_baseline(model):
         from mmsoc.backends.text_baseline import TextBaselineBackend
 
         classifier = model.partition(":")[2] or None

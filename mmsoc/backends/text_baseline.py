@@ -26,8 +26,6 @@ Predictor = Callable[[list[str]], list[str]]
 class TextBaselineBackend:
     """Answers from the post text alone; one model per (task, seed), trained on first use."""
 
-    needs_images = False
-
     def __init__(self, data: str, classifier: str | None = None, encoder: str | None = None, device: str = "auto",
                  epochs: int = 3, learning_rate: float = 5e-5, batch_size: int = 16):
         self.name = "text-baseline" + (f":{classifier}" if classifier else "")

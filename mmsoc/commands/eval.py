@@ -7,9 +7,10 @@ from typing import Optional
 
 import typer
 
+from mmsoc.backends.base import PAPER_SEEDS
 from mmsoc.cli import app
 
-PAPER_SEEDS_TEXT = "0,1,2"
+PAPER_SEEDS_TEXT = ",".join(map(str, PAPER_SEEDS))
 
 
 def _tasks(value: str) -> tuple[str, ...]:
@@ -65,7 +66,7 @@ def eval_command(
 ) -> None:
     """Evaluate MODEL on MM-Soc tasks, logging every prediction and writing metrics.json."""
     from mmsoc.backends.base import GenerationSettings
-    from mmsoc.backends.registry import make_backend
+    from mmsoc.backends.registry import make_backend, needs_images
     from mmsoc.io import InputError
     from mmsoc.runs import RunConfig, RunConfigError, resolve_prompts, run_eval
     from mmsoc.tasks.prompts import load_prompt_overrides
@@ -80,7 +81,8 @@ def eval_command(
                                   data=data_id, split=split, adapter=adapter, dtype=dtype,
                                   prompt_version={t: v for t, (_, v) in prompts.items()})
         metrics = run_eval(config, out, lambda: make_backend(model, data_id, dtype, device, adapter), prompts=prompts,
-                           batch_size=batch_size, limit=limit, progress=progress, fast_metrics=fast_metrics)
+                           batch_size=batch_size, limit=limit, progress=progress, fast_metrics=fast_metrics,
+                           needs_images=needs_images(model))
     except (InputError, RunConfigError, KeyError, OSError, ValueError) as err:
         typer.echo(f"error: {err.args[0] if isinstance(err, KeyError) else err}", err=True)
         raise typer.Exit(2) from None

@@ -1,4 +1,5 @@
-"""Decoding media: sampled video frames (decord, or folders of frame images) and mono waveforms."""
+"""Decoding media: sampled video frames (decord with a PyAV fallback, or folders of frame images) and mono
+waveforms."""
 
 from __future__ import annotations
 
@@ -71,7 +72,41 @@ def read_frames(path: str | Path, num_frames: int | None = 8, fps: float | None 
             raise MediaError(path, "no video frames")
         return reader.get_batch(indices.tolist()).asnumpy()
     except (RuntimeError, decord.DECORDError) as err:
+        reason = f"cannot decode video ({str(err).splitlines()[0][:200]})"
+    try:  # decord rejects some frame sizes (e.g. widths that are not a multiple of 32): PyAV decodes them
+        return read_frames_pyav(path, num_frames, fps)
+    except MediaError:
+        raise MediaError(path, reason) from None
+
+
+def read_frames_pyav(path: str | Path, num_frames: int | None = 8, fps: float | None = None) -> np.ndarray:
+    """Sampled RGB frames (n, H, W, 3) uint8 of a video file, decoded in order with PyAV.
+
+    The same frame indices as the decord path; frames after the last wanted one are never decoded.
+    A file that ends before its last wanted frame (truncated) raises MediaError.
+    """
+    import av
+
+    path = Path(path)
+    try:
+        with av.open(str(path)) as container:
+            stream = container.streams.video[0]
+            total, rate = stream.frames, float(stream.average_rate or 0)
+            if total <= 0:  # the container does not say: count by decoding
+                total = sum(1 for _ in container.decode(stream))
+        wanted = frame_indices(total, rate, num_frames, fps)
+        if len(wanted) == 0:
+            raise MediaError(path, "no video frames")
+        todo, picked = set(wanted.tolist()), []
+        with av.open(str(path)) as container:
+            for k, frame in enumerate(container.decode(container.streams.video[0])):
+                if k in todo:
+                    picked.append(frame.to_ndarray(format="rgb24"))
+                if len(picked) == len(wanted):
+                    return np.stack(picked)
+    except (av.FFmpegError, IndexError, ValueError) as err:
         raise MediaError(path, f"cannot decode video ({str(err).splitlines()[0][:200]})") from None
+    raise MediaError(path, f"cannot decode video (only {len(picked)} of {len(wanted)} sampled frames)")
 
 
 def read_audio(path: str | Path, sample_rate: int = 16000, max_seconds: float | None = None) -> np.ndarray:

@@ -89,11 +89,10 @@ def score_task_detailed(task_id: str, predictions: Sequence, references: Sequenc
         return TaskScores(task_id, {**result.metrics, "n": len(references)}, result.stats, result.info)
     if spec.kind == "ocr":
         preds, refs = [normalize_ocr(p) for p in predictions], [normalize_ocr(r) for r in references]
-        stats = {**text.edit_rates(preds, refs), **text.bleu(preds, refs), "macro_f1": text.token_f1(preds, refs)}
-        info: dict[str, object] = {"normalisation": OCR_NORMALISATION}
+        stats, info = _per_distinct_pair(_ocr, preds, refs)
     else:
         preds, refs = [as_text(p) for p in predictions], [as_text(r) for r in references]
-        stats, info = _generation(preds, refs, text_encoder, fast)
+        stats, info = _per_distinct_pair(_generation, preds, refs, text_encoder, fast)
     info["empty_predictions"] = sum(not p.strip() for p in preds)
     lengths = np.asarray(word_lengths(preds))
     if spec.kind == "generation":
@@ -101,6 +100,21 @@ def score_task_detailed(task_id: str, predictions: Sequence, references: Sequenc
     metrics: dict[str, float | int] = {key: stats[key].value() for key in METRIC_KEYS if key in stats}
     return TaskScores(task_id, {**metrics, "n": len(references)}, stats, info, lengths,
                       np.asarray(word_lengths(refs)))
+
+
+def _per_distinct_pair(scorer, preds: list[str], refs: list[str], *args) -> tuple[dict[str, ItemStat], dict]:
+    """Run ``scorer`` (returning statistics and notes) once per distinct (prediction, reference) pair
+    and give every item its pair's statistics: each per-item statistic depends on its own pair only."""
+    pairs: dict[tuple[str, str], int] = {}
+    inverse = np.asarray([pairs.setdefault(pair, len(pairs)) for pair in zip(preds, refs)], dtype=np.int64)
+    distinct_preds, distinct_refs = [p for p, _ in pairs], [r for _, r in pairs]
+    stats, info = scorer(distinct_preds, distinct_refs, *args)
+    return {key: stat.subset(inverse) for key, stat in stats.items()}, info
+
+
+def _ocr(preds: list[str], refs: list[str]) -> tuple[dict[str, ItemStat], dict]:
+    stats = {**text.edit_rates(preds, refs), **text.bleu(preds, refs), "macro_f1": text.token_f1(preds, refs)}
+    return stats, {"normalisation": OCR_NORMALISATION}
 
 
 def _generation(preds: list[str], refs: list[str], text_encoder: str | None, fast: bool) -> tuple[dict, dict]:

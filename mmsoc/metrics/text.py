@@ -6,14 +6,17 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-import jiwer
 import numpy as np
+from jiwer.transformations import cer_default, wer_default
 from nltk.stem import porter
 from nltk.translate import meteor_score as nltk_meteor
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cpdist
 from rouge_score import rouge_scorer, tokenize, tokenizers
 from sacrebleu.metrics import BLEU
 from sklearn.feature_extraction.text import CountVectorizer
 
+from mmsoc.metrics import bleu as bleu_stats
 from mmsoc.metrics.stats import ItemStat, error_rate_stat, mean_stat
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
@@ -21,19 +24,24 @@ BLEU_ORDERS = (1, 2, 3, 4)
 
 
 def edit_rates(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:
-    """Corpus WER and CER (jiwer): total edits over total reference words / characters."""
-    return {
-        "wer": _edit_stat(jiwer.process_words(list(references), list(predictions))),
-        "cer": _edit_stat(jiwer.process_characters(list(references), list(predictions))),
-    }
+    """Corpus WER and CER: total edits over total reference words / characters, on jiwer's default
+    transforms.
+
+    jiwer counts an item's edits (S + D + I) from rapidfuzz's optimal Levenshtein opcodes over the
+    same sequences, so they equal rapidfuzz's Levenshtein distance, computed here for all pairs in
+    one call instead of building jiwer's alignment objects.
+    """
+    ref_words, hyp_words = wer_default(list(references)), wer_default(list(predictions))
+    vocab: dict[str, int] = {}
+    ref_ids, hyp_ids = ([[vocab.setdefault(w, len(vocab)) for w in words] for words in side]
+                        for side in (ref_words, hyp_words))
+    ref_chars, hyp_chars = (["".join(chars) for chars in cer_default(list(side))] for side in (references, predictions))
+    return {"wer": _edit_stat(ref_ids, hyp_ids), "cer": _edit_stat(ref_chars, hyp_chars)}
 
 
-def _edit_stat(output: jiwer.WordOutput | jiwer.CharacterOutput) -> ItemStat:
-    errors = [
-        sum(max(c.ref_end_idx - c.ref_start_idx, c.hyp_end_idx - c.hyp_start_idx) for c in chunks if c.type != "equal")
-        for chunks in output.alignments
-    ]
-    return error_rate_stat(errors, [len(ref) for ref in output.references])
+def _edit_stat(references: list, hypotheses: list) -> ItemStat:
+    errors = cpdist(references, hypotheses, scorer=Levenshtein.distance, dtype=np.int64)
+    return error_rate_stat(errors, [len(ref) for ref in references])
 
 
 def bleu(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:
@@ -41,8 +49,7 @@ def bleu(predictions: Sequence[str], references: Sequence[str]) -> dict[str, Ite
 
     BLEU-n uses n-gram orders 1..n with uniform weights, exactly ``BLEU(max_ngram_order=n)``.
     """
-    stats = np.asarray(BLEU()._extract_corpus_statistics(list(predictions), [list(references)]), dtype=np.float64)
-    stats = stats.reshape(len(predictions), 2 + 2 * max(BLEU_ORDERS))
+    stats = bleu_stats.segment_statistics(predictions, references, max(BLEU_ORDERS))
     return {f"bleu{n}": ItemStat(stats, functools.partial(_bleu_from_sums, order=n)) for n in BLEU_ORDERS}
 
 
@@ -55,12 +62,17 @@ def _bleu_from_sums(sums: np.ndarray, order: int) -> np.ndarray:
     ])
 
 
+def _memoised_stemmer(mode: str):
+    """nltk's Porter stemmer in ``mode`` with ``stem`` memoised per word (the same stems, each computed once)."""
+    stem = functools.lru_cache(maxsize=None)(porter.PorterStemmer(mode).stem)
+    return type("MemoisedStemmer", (), {"stem": staticmethod(stem)})()
+
+
 class _CachedStemTokenizer(tokenizers.Tokenizer):
     """rouge-score's own tokenisation with its Porter stemmer, memoised per word (same tokens)."""
 
     def __init__(self) -> None:
-        stemmer = porter.PorterStemmer("ORIGINAL_ALGORITHM")
-        self._stemmer = type("CachedStemmer", (), {"stem": staticmethod(functools.lru_cache(maxsize=None)(stemmer.stem))})()
+        self._stemmer = _memoised_stemmer(porter.PorterStemmer.ORIGINAL_ALGORITHM)
 
     def tokenize(self, text: str) -> list[str]:
         return tokenize.tokenize(text, self._stemmer)
@@ -96,7 +108,7 @@ def wordnet_or_none():
 def meteor(predictions: Sequence[str], references: Sequence[str]) -> tuple[ItemStat, bool]:
     """nltk METEOR per item on whitespace tokens, averaged; returns (stat, used WordNet synonyms)."""
     wordnet = wordnet_or_none()
-    stemmer = porter.PorterStemmer()
+    stemmer = _memoised_stemmer(porter.PorterStemmer.NLTK_EXTENSIONS)
     values = [
         nltk_meteor.meteor_score([ref.split()], pred.split(), stemmer=stemmer, wordnet=wordnet or _NoSynonyms())
         for pred, ref in zip(predictions, references)
