@@ -60,7 +60,7 @@ def train(
     cache_dir: CacheDir = None,
 ) -> None:
     """Train the T5-fusion model with early stopping on qa_val.json; write the model and metrics.json."""
-    from desiq.fusion import FusionConfig, default_encoders, make_accelerator, train_fusion
+    from desiq.fusion import FusionConfig, default_encoders, fusion_accelerator, train_fusion
     from mmsoc.encoders import FeatureCache
     from mmsoc.io import write_json
 
@@ -69,7 +69,7 @@ def train(
                                 num_frames, audio_encoder, text_encoder)
     cfg = FusionConfig(backbone, inputs, config.value, encoders, max_tokens=max_tokens, lr=lr, epochs=epochs,
                        batch_size=batch_size, patience=patience, seed=seed)
-    accelerator = make_accelerator()
+    accelerator = fusion_accelerator()
     scorer, dev, features = train_fusion(train_items, dev_items, data, cfg, FeatureCache(cache_dir), accelerator,
                                          progress=True)
     if accelerator.is_main_process:
@@ -81,6 +81,7 @@ def train(
         write_json(out / "metrics.json", metrics)
         console.print(f"{cfg.inputs} {cfg.config}: dev A4 {dev['A4']:.4f}, A2 {dev['A2']:.4f} "
                       f"(epoch {dev['epoch']}); missing {metrics['missing']} -> {out}")
+    accelerator.wait_for_everyone()  # every process returns once the model is on disk
 
 
 @app.command()
@@ -99,7 +100,7 @@ def evaluate(
     import numpy as np
     from accelerate.utils import gather_object
 
-    from desiq.fusion import FusionScorer, accuracy, make_accelerator
+    from desiq.fusion import FusionScorer, accuracy, fusion_accelerator
     from desiq.perturb import perturb as apply
     from mmsoc.encoders import FeatureCache
     from mmsoc.io import write_json, write_jsonl
@@ -107,7 +108,7 @@ def evaluate(
     items = _qa(data, split)
     if perturb is not None:
         items = apply(items, perturb.value, seed=seed).items
-    accelerator = make_accelerator()
+    accelerator = fusion_accelerator()
     scorer = FusionScorer.load(model, accelerator.device)
     with accelerator.split_between_processes(list(range(len(items)))) as shard:
         local = [items[k] for k in shard]

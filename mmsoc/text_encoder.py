@@ -28,10 +28,13 @@ def resolve_text_encoder(name_or_path: str | None) -> str:
 
 @functools.lru_cache(maxsize=4)
 def load_sentence_encoder(name_or_path: str | None = None, device: str | None = None):
-    """Load (once per process) a sentence-transformers model from a hub id or local folder."""
+    """Load (once per process) a sentence-transformers model from a hub id or local folder (on the GPU
+    when there is one)."""
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging
 
-    return SentenceTransformer(resolve_text_encoder(name_or_path), device=device or "cpu")
+    logging.disable_progress_bar()  # a bar per weight load is noise on the command line
+    return SentenceTransformer(resolve_text_encoder(name_or_path), device=device)
 
 
 def embed_texts(texts: Sequence[str], model: str | None = None, batch_size: int = 256,

@@ -30,12 +30,6 @@ def images(tmp_path_factory):
     return paths
 
 
-@pytest.fixture(scope="module")
-def tiny_dirs(tmp_path_factory):
-    root = tmp_path_factory.mktemp("models")
-    return {family: str(build(root / family)) for family, build in BUILDERS.items()}
-
-
 def _requests(paths, seed):
     rng = random.Random(0)
     return [Request("hate", f"m{i}", TASKS["hate"].prompt + " meme" * rng.randint(0, 10), (path,), seed=seed)

@@ -15,19 +15,13 @@ import pytest
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
-from mmsoc.tasks.table import TASK_IDS, TASKS
+from mmsoc.tasks.table import TASK_IDS, TASKS, parse_task_list
 from tiny_models import BUILDERS
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
 """Child processes: CPU only, one thread each (the CPUs are shared)."""
 CLASSIFICATION = tuple(t for t in TASK_IDS if TASKS[t].kind == "classification")
-
-
-@pytest.fixture(scope="module")
-def tiny_dirs(tmp_path_factory):
-    root = tmp_path_factory.mktemp("models")
-    return {family: str(build(root / family)) for family, build in BUILDERS.items()}
 
 
 def _eval(*args: str):
@@ -64,6 +58,17 @@ def test_greedy_predictions_identical_for_batch_sizes_1_and_8(tiny_dirs, tmp_pat
     _eval(*args, "--batch-size", "8", "--out", str(tmp_path / "b8"))
     assert (tmp_path / "b1/predictions.jsonl").read_bytes() == (tmp_path / "b8/predictions.jsonl").read_bytes()
     assert len(_rows(tmp_path / "b1")) == 10  # batches of 8 and 2 against ten of 1
+
+
+def test_task_lists_are_parsed_alike_by_every_command(tmp_path):
+    assert parse_task_list("all") == TASK_IDS
+    assert parse_task_list(" hate, ocr,hate ") == ("hate", "ocr")
+    with pytest.raises(ValueError, match="at least one task"):
+        parse_task_list(" , ")
+    for args in (["eval", "--task"], ["finetune", "--tasks"], ["explain", "--task"]):
+        result = CliRunner().invoke(app, [*args, "hate,nope", "--model", "random", "--out", str(tmp_path / "x")])
+        assert result.exit_code == 2 and "unknown task 'nope'" in result.output, args
+    assert not (tmp_path / "x").exists()
 
 
 def test_a_different_config_on_the_same_folder_is_refused(tmp_path):
@@ -141,3 +146,6 @@ def test_two_processes_merge_into_the_single_process_files(tiny_dirs, tmp_path):
     assert (tmp_path / "two/predictions.jsonl").read_bytes() == (tmp_path / "one/predictions.jsonl").read_bytes()
     assert (tmp_path / "two/metrics.json").read_bytes() == (tmp_path / "one/metrics.json").read_bytes()
     assert not list((tmp_path / "two").glob("predictions.rank*"))
+    # The six predictions were shared out, three per process, not made twice.
+    assert json.loads((tmp_path / "two/runtime.json").read_text()) == {"processes": 2, "predicted": [3, 3]}
+    assert json.loads((tmp_path / "one/runtime.json").read_text()) == {"processes": 1, "predicted": [6]}

@@ -27,7 +27,6 @@ from mmsoc.io import InputError
 from mmsoc.records import Example
 from mmsoc.tasks.parsing import parse_response
 from mmsoc.tasks.table import TASKS, YOUTUBE_TOPICS
-from tiny_models import build_tiny_llava
 
 PROMPTS = {task: spec.prompt for task, spec in TASKS.items()}
 # A tiny random model: LoRA on the output layer too, and a high learning rate, so it learns in seconds.
@@ -46,21 +45,21 @@ def one_thread():
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    return build_tiny_llava(tmp_path_factory.mktemp("tiny") / "llava")
-
-
-@pytest.fixture(scope="module")
 def hate_humor():
     examples = load_examples("hate", "sample", "train").examples + load_examples("humor", "sample", "train").examples
     return build_training_set(examples, PROMPTS)
 
 
 @pytest.fixture(scope="module")
-def trained(tiny, hate_humor, tmp_path_factory):
-    model, processor, family = load_hf_model(str(tiny))
+def trained(tiny_llava, hate_humor, tmp_path_factory):
+    model, processor, family = load_hf_model(str(tiny_llava))
     out = tmp_path_factory.mktemp("adapter")
     return train_lora(model, processor, family, hate_humor.items, out, LORA, TRAIN)
+
+
+@pytest.fixture(scope="module")
+def merged(trained, tmp_path_factory) -> Path:
+    return merge_adapter(trained.adapter_dir, tmp_path_factory.mktemp("merged") / "model")
 
 
 # --- targets -------------------------------------------------------------------------------------
@@ -146,8 +145,8 @@ def test_ocr_requests_never_show_the_answer_text(hate_humor):
 
 # --- loss mask -----------------------------------------------------------------------------------
 
-def test_labels_cover_exactly_the_target_and_eos(tiny, hate_humor):
-    _, processor, family = load_hf_model(str(tiny))
+def test_labels_cover_exactly_the_target_and_eos(tiny_llava, hate_humor):
+    _, processor, family = load_hf_model(str(tiny_llava))
     collator = TrainCollator(processor, lambda r: format_prompt(family, processor, r.prompt, has_image=True))
     items = hate_humor.items[:3] + hate_humor.items[-2:]
     batch = collator(items)
@@ -179,10 +178,10 @@ def test_loss_falls_and_log_has_every_step(trained):
     assert config["train"]["warmup_ratio"] == 0.03 and losses[0] == pytest.approx(losses[1], abs=0.05)  # lr 0 at step 1
 
 
-def test_adapter_answers_in_format_where_the_base_model_does_not(tiny, trained, hate_humor):
+def test_adapter_answers_in_format_where_the_base_model_does_not(tiny_llava, trained, hate_humor):
     requests = [item.request for item in hate_humor.items]
-    base = HFBackend(str(tiny)).generate(requests, GREEDY)
-    tuned = HFBackend(str(tiny), adapter=str(trained.adapter_dir)).generate(requests, GREEDY)
+    base = HFBackend(str(tiny_llava)).generate(requests, GREEDY)
+    tuned = HFBackend(str(tiny_llava), adapter=str(trained.adapter_dir)).generate(requests, GREEDY)
 
     def parsed(responses):
         return [parse_response(r.task, raw, "strict") for r, raw in zip(requests, responses)]
@@ -196,21 +195,33 @@ def test_adapter_answers_in_format_where_the_base_model_does_not(tiny, trained, 
     assert accuracy >= 0.6, Counter(tuned)
 
 
-def test_adapter_reloads_and_merges_with_identical_outputs(tiny, trained, hate_humor, tmp_path):
+def test_adapter_reloads_and_merges_with_identical_outputs(tiny_llava, trained, merged, hate_humor):
     requests = [item.request for item in hate_humor.items[::8]]
-    with_adapter = HFBackend(str(tiny), adapter=str(trained.adapter_dir))
-    merged_dir = merge_adapter(trained.adapter_dir, tmp_path / "merged")
-    merged = HFBackend(str(merged_dir))
-    assert merged.generate(requests, GREEDY) == with_adapter.generate(requests, GREEDY)
+    with_adapter = HFBackend(str(tiny_llava), adapter=str(trained.adapter_dir))
+    folded = HFBackend(str(merged))
+    assert folded.generate(requests, GREEDY) == with_adapter.generate(requests, GREEDY)
     batch = with_adapter.encode(requests)
     with torch.no_grad():
-        torch.testing.assert_close(merged.model(**batch).logits, with_adapter.model(**batch).logits,
+        torch.testing.assert_close(folded.model(**batch).logits, with_adapter.model(**batch).logits,
                                    atol=1e-4, rtol=1e-4)
     with pytest.raises(FileExistsError):
-        merge_adapter(trained.adapter_dir, merged_dir)
+        merge_adapter(trained.adapter_dir, merged)
 
 
-def test_explanation_augmented_model_answers_first(tiny, tmp_path):
+def test_eval_with_adapter_matches_the_merged_model(tiny_llava, trained, merged, tmp_path):
+    args = ["eval", "--no-progress", "--fast-metrics", "--task", "hate,humor", "--greedy", "--limit", "4",
+            "--max-new-tokens", "6"]
+    models = {"adapter": [str(tiny_llava), "--adapter", str(trained.adapter_dir)], "merged": [str(merged)]}
+    for name, model in models.items():
+        result = CliRunner().invoke(app, [*args, "--model", *model, "--out", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (tmp_path / "adapter/predictions.jsonl").read_text().splitlines()]
+    assert len(rows) == 8 and sum(row["strict_valid"] for row in rows) >= 7  # the adapter was applied
+    for name in ("predictions.jsonl", "metrics.json"):
+        assert (tmp_path / "adapter" / name).read_bytes() == (tmp_path / "merged" / name).read_bytes()
+
+
+def test_explanation_augmented_model_answers_first(tiny_llava, tmp_path):
     examples = load_examples("hate", "sample", "train", limit=24).examples
     teacher = tmp_path / "teacher.jsonl"
     reasons = {"hateful": "it mocks a group", "not_hateful": "it is friendly"}
@@ -218,10 +229,10 @@ def test_explanation_augmented_model_answers_first(tiny, tmp_path):
                                for e in examples))
     training = build_training_set(examples, PROMPTS, read_explanations(teacher))
     assert all(item.explained and " Explanation: " in item.target for item in training.items)
-    model, processor, family = load_hf_model(str(tiny))
+    model, processor, family = load_hf_model(str(tiny_llava))
     result = train_lora(model, processor, family, training.items, tmp_path / "ad", LORA,
                         TrainSettings(epochs=30, batch_size=8, micro_batch_size=8, learning_rate=1e-2))
-    tuned = HFBackend(str(tiny), adapter=str(result.adapter_dir))
+    tuned = HFBackend(str(tiny_llava), adapter=str(result.adapter_dir))
     responses = tuned.generate([i.request for i in training.items], GenerationSettings(greedy=True, max_new_tokens=16))
     answers = [parse_response("hate", answer_part(raw), "strict") for raw in responses]
     assert sum(a.ok for a in answers) / len(answers) >= 0.9, responses
@@ -239,7 +250,7 @@ def test_cli_reports_bad_teacher_file_with_line_and_field(tmp_path):
     assert f"{bad}, line 1: field 'explanation'" in result.output
 
 
-def test_cli_refuses_to_overwrite_an_adapter_folder(tiny, trained, tmp_path):
-    result = CliRunner().invoke(app, ["finetune", "--model", str(tiny), "--tasks", "hate", "--limit", "2",
+def test_cli_refuses_to_overwrite_an_adapter_folder(tiny_llava, trained, tmp_path):
+    result = CliRunner().invoke(app, ["finetune", "--model", str(tiny_llava), "--tasks", "hate", "--limit", "2",
                                       "--out", str(trained.adapter_dir), "--no-progress"])
     assert result.exit_code == 2 and "resume it or choose a new folder" in result.output

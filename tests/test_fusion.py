@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from desiq.fusion import FusionConfig, FusionProbe, FusionScorer, InputSetting, accuracy, default_encoders, train_fusion
 from desiq.sample import write_sample
-from desiq.siq import read_siq2, to_a2
+from desiq.siq import read_siq2, to_a2, write_siq2
 from desiq.splits import build_split
 from mmsoc.encoders import FeatureCache
 from test_encoders_fixtures import build_tiny_open_clip, build_tiny_t5
@@ -180,11 +180,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _launch(args: list[str]) -> subprocess.CompletedProcess:
-    """``accelerate launch`` of ``python -m desiq ARGS`` on two CPU processes."""
+DRIVER = """import json, sys
+from desiq.cli import app
+for args in json.loads(sys.argv[1]):
+    app(args, standalone_mode=False)
+"""
+
+
+def _launch(commands: list[list[str]], folder: Path) -> subprocess.CompletedProcess:
+    """``accelerate launch`` on two CPU processes of the ``desiq`` commands, one after the other
+    (in one launch: the processes import torch once)."""
+    (folder / "driver.py").write_text(DRIVER)
     launch = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
               "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-              "--main_process_port", str(_free_port()), "-m", "desiq", *args]
+              "--main_process_port", str(_free_port()), str(folder / "driver.py"), json.dumps(commands)]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
     return subprocess.run(launch, capture_output=True, text=True, env=env, cwd=REPO)
 
@@ -195,28 +204,35 @@ def test_two_process_training_and_evaluation(damaged, env, tmp_path):
     processes equals the single-process one."""
     from desiq.cli import app
 
-    root, single_model, _, _ = damaged
+    damaged_root = damaged[0]
+    root = tmp_path / "data"  # a third of the damaged sample's questions, the same media
+    for split, items in (("train", env["train"][:64]), ("val", env["val"][:27])):
+        write_siq2(root / "qa" / f"qa_{split}.json", items)
+    for folder in ("video", "audio", "transcript"):
+        (root / folder).symlink_to(damaged_root / folder, target_is_directory=True)
     model, cache = tmp_path / "model", str(env["cache"].root)
-    trained = _launch(["train", "--data", str(root), "--inputs", "q+a+t+v+s", "--backbone", str(env["t5"]),
-                       "--out", str(model), "--epochs", "1", "--seed", "0", "--lr", "1e-3", "--video-encoder",
-                       str(env["oc"]), "--video-pretrained", "none", "--num-frames", "4", "--cache-dir", cache])
-    assert trained.returncode == 0, trained.stderr[-3000:]
+    train = ["train", "--data", str(root), "--inputs", "q+a+t+v+s", "--backbone", str(env["t5"]), "--out", str(model),
+             "--epochs", "1", "--seed", "0", "--lr", "1e-3", "--video-encoder", str(env["oc"]), "--video-pretrained",
+             "none", "--num-frames", "4", "--cache-dir", cache]
+    evaluate = ["evaluate", "--model", str(model), "--data", str(root), "--split", "val", "--cache-dir", cache,
+                "--batch-size", "5"]
+    launched = _launch([train, [*evaluate, "--out", str(tmp_path / "two")]], tmp_path)
+    assert launched.returncode == 0, launched.stderr[-3000:]
     metrics = json.loads((model / "metrics.json").read_text())
     assert metrics["processes"] == 2
-    assert (trained.stdout + trained.stderr).count("dev A4") == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]  # no partial folder left behind
-    assert metrics["missing"] == json.loads((single_model / "metrics.json").read_text())["missing"]
+    assert (launched.stdout + launched.stderr).count("dev A4") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "driver.py", "model", "two"]  # no partial folder
+    both = env["train"][:64] + env["val"][:27]
+    assert metrics["missing"] == {"video": sum(x.video == env["train"][1].video for x in both), "audio": 0,
+                                  "transcript": sum(x.video == env["val"][0].video for x in both)}
+    assert metrics["missing"]["video"] > 0 and metrics["missing"]["transcript"] > 0
     reloaded = FusionScorer.load(model)
     dev = read_siq2(root / "qa" / "qa_val.json")
     assert accuracy(dev, reloaded.score(dev, reloaded.features(dev, root, env["cache"])))["A4"] == pytest.approx(
         metrics["dev"]["A4"])
 
-    common = ["evaluate", "--model", str(model), "--data", str(root), "--split", "val", "--cache-dir", cache,
-              "--batch-size", "5"]
-    single = CliRunner().invoke(app, [*common, "--out", str(tmp_path / "one")])
+    single = CliRunner().invoke(app, [*evaluate, "--out", str(tmp_path / "one")])
     assert single.exit_code == 0, single.output
-    double = _launch([*common, "--out", str(tmp_path / "two")])
-    assert double.returncode == 0, double.stderr[-3000:]
     one = [json.loads(x) for x in (tmp_path / "one" / "predictions.jsonl").read_text().splitlines()]
     two = [json.loads(x) for x in (tmp_path / "two" / "predictions.jsonl").read_text().splitlines()]
     assert [r["qid"] for r in one] == [r["qid"] for r in two] == [x.qid for x in dev]

@@ -43,8 +43,10 @@ def test_rerun_resumes_and_skips_done_work(tmp_path):
     first = CountingRandom()
     metrics = _run(tmp_path, first)
     assert first.asked == 2 * 2 * 5
+    assert json.loads((tmp_path / "runtime.json").read_text()) == {"processes": 1, "predicted": [20]}
     again = CountingRandom()
     assert _run(tmp_path, again) == metrics and again.asked == 0
+    assert json.loads((tmp_path / "runtime.json").read_text()) == {"processes": 1, "predicted": [0]}
     more = CountingRandom()
     _run(tmp_path, more, limit=7)
     assert more.asked == 2 * 2 * 2

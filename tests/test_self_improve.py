@@ -16,17 +16,16 @@ from mmsoc.finetune.self_improve import REVISE_TEMPLATE, run_self_improve
 from mmsoc.finetune.targets import answer_text
 from mmsoc.tasks.table import TASKS
 from mmsoc.text_encoder import load_sentence_encoder
-from tiny_models import build_tiny_llava
 
 ROUNDS = 6
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(tiny_llava, tmp_path_factory):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("self_improve")
-    backend = HFBackend(str(build_tiny_llava(root / "llava")))
+    backend = HFBackend(str(tiny_llava))
     examples = load_examples("humor", "sample", "test", limit=4).examples
     settings = GenerationSettings(max_new_tokens=5)
     metrics = run_self_improve(backend, examples, TASKS["humor"].prompt, "mmsoc-v1", root / "run", ROUNDS, settings,

@@ -6,8 +6,8 @@ from desiq.fusion.features import MediaFeatures, extract, pool_tokens
 from desiq.fusion.inputs import InputSetting, media_path
 from desiq.fusion.model import FusionModel
 from desiq.fusion.probe import FusionProbe
-from desiq.fusion.runner import (FusionConfig, FusionScorer, accuracy, default_encoders, make_accelerator,
+from desiq.fusion.runner import (FusionConfig, FusionScorer, accuracy, default_encoders, fusion_accelerator,
                                  train_fusion)
 
 __all__ = ["FusionConfig", "FusionModel", "FusionProbe", "FusionScorer", "InputSetting", "MediaFeatures",
-           "accuracy", "default_encoders", "extract", "make_accelerator", "media_path", "pool_tokens", "train_fusion"]
+           "accuracy", "default_encoders", "extract", "fusion_accelerator", "media_path", "pool_tokens", "train_fusion"]

@@ -146,15 +146,15 @@ def _item_loss(scores: torch.Tensor, counts: list[int], targets: torch.Tensor) -
     return torch.nn.functional.cross_entropy(padded, targets)
 
 
-def make_accelerator():
+def fusion_accelerator():
     """The Accelerator of training and evaluation: one process by default, one per ``accelerate launch``
-    process otherwise; without a GPU the processes join one gloo group on the CPU (without ``cpu=True``
-    each of them would believe it is alone)."""
-    from accelerate import Accelerator
+    process otherwise (on the CPU too, see ``mmsoc.distributed``); media of some items may be masked,
+    so DDP looks for unused parameters."""
     from accelerate.utils import DistributedDataParallelKwargs
 
-    return Accelerator(cpu=not torch.cuda.is_available(),
-                       kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
+    from mmsoc.distributed import make_accelerator
+
+    return make_accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
 
 
 def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path | None, config: FusionConfig,
@@ -167,7 +167,7 @@ def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path 
     from accelerate.utils import set_seed
     from transformers import AutoTokenizer, T5EncoderModel
 
-    accelerator = accelerator or make_accelerator()
+    accelerator = accelerator or fusion_accelerator()
     set_seed(config.seed)
     tokenizer = AutoTokenizer.from_pretrained(config.backbone)
     encoder = T5EncoderModel.from_pretrained(config.backbone)

@@ -19,9 +19,9 @@ def resolve_device(device: str = "auto") -> torch.device:
     """``auto`` -> this process's accelerator (one per process under ``accelerate launch``) or the CPU."""
     if device != "auto":
         return torch.device(device)
-    from accelerate import PartialState
+    from mmsoc.distributed import process_state
 
-    return PartialState().device
+    return process_state().device
 
 
 def load_hf_model(model_id_or_dir: str, dtype: str = "float32", device: str = "auto",

@@ -13,22 +13,6 @@ from mmsoc.cli import app
 PAPER_SEEDS_TEXT = ",".join(map(str, PAPER_SEEDS))
 
 
-def _tasks(value: str) -> tuple[str, ...]:
-    from mmsoc.tasks.table import TASK_IDS, get_task
-
-    if value.strip() == "all":
-        return TASK_IDS
-    tasks = tuple(dict.fromkeys(t.strip() for t in value.split(",") if t.strip()))
-    for task in tasks:
-        try:
-            get_task(task)
-        except KeyError as err:
-            raise typer.BadParameter(str(err.args[0]), param_hint="--task") from None
-    if not tasks:
-        raise typer.BadParameter("give at least one task", param_hint="--task")
-    return tasks
-
-
 def _seeds(value: str) -> tuple[int, ...]:
     try:
         seeds = tuple(int(s) for s in value.split(",") if s.strip())
@@ -70,10 +54,11 @@ def eval_command(
     from mmsoc.io import InputError
     from mmsoc.runs import RunConfig, RunConfigError, resolve_prompts, run_eval
     from mmsoc.tasks.prompts import load_prompt_overrides
+    from mmsoc.tasks.table import parse_task_list
 
-    tasks = _tasks(task)
     settings = GenerationSettings(greedy=greedy, max_new_tokens=max_new_tokens, top_p=top_p, temperature=temperature)
     try:
+        tasks = parse_task_list(task)
         overrides = load_prompt_overrides(prompts_file, model) if prompts_file else None
         prompts = resolve_prompts(tasks, prompt_version, overrides)
         data_id = data if data == "sample" or data.startswith("hf://") or data == "hub" else str(Path(data).resolve())

@@ -77,24 +77,25 @@ def finetune(
 ) -> None:
     """LoRA fine-tuning of MODEL on one or more tasks at once (answer tokens only carry the loss)."""
     from mmsoc.backends.hf import load_hf_model
-    from mmsoc.commands.eval import _tasks
+    from mmsoc.distributed import process_state
     from mmsoc.finetune.data import build_training_set
     from mmsoc.finetune.explanations import read_explanations
-    from mmsoc.finetune.train import LoraSettings, TrainSettings, distributed_state, resolve_precision, train_lora
+    from mmsoc.finetune.train import LoraSettings, TrainSettings, resolve_precision, train_lora
     from mmsoc.io import write_jsonl
+    from mmsoc.tasks.table import parse_task_list
 
-    task_ids = _tasks(tasks)
     lora = LoraSettings(rank, alpha, dropout, tuple(m.strip() for m in target_modules.split(",") if m.strip()))
     settings = TrainSettings(epochs, batch_size, micro_batch_size, learning_rate, warmup_ratio, weight_decay,
                              max_steps=max_steps, save_every=save_every, seed=seed, precision=precision,
                              max_target_tokens=max_target_tokens)
     try:
+        task_ids = parse_task_list(tasks)
         prompts = _prompts(task_ids, model, prompt_version, prompts_file)
         examples, problems = _load(task_ids, data, split, limit)
         table = read_explanations(explanations) if explanations else None
         training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table)
         dtype = "bfloat16" if resolve_precision(precision) == "bf16" else "float32"
-        state = distributed_state()
+        state = process_state()
         base, processor, family = load_hf_model(model, dtype)
         meta = {"tasks": list(task_ids), "data": data, "split": split, "limit": limit,
                 "prompt_version": {t: v for t, (_, v) in prompts.items()},
@@ -134,11 +135,11 @@ def explain(
 ) -> None:
     """Write teacher explanations of the gold labels with the label-conditioned "why" prompts."""
     from mmsoc.backends.registry import make_backend
-    from mmsoc.commands.eval import _tasks
     from mmsoc.finetune.explain import write_explanations
+    from mmsoc.tasks.table import parse_task_list
 
     try:
-        examples, problems = _load(_tasks(task), data, split, limit)
+        examples, problems = _load(parse_task_list(task), data, split, limit)
         backend = make_backend(model, data, dtype, device, adapter)
         summary = write_explanations(backend, examples, out, _settings(greedy, max_new_tokens, top_p, temperature),
                                      seed, batch_size, progress)
@@ -175,11 +176,11 @@ def self_improve(
 ) -> None:
     """Ask MODEL to improve its own answer over several rounds; score how answers drift."""
     from mmsoc.backends.registry import make_backend
-    from mmsoc.commands.eval import _tasks
     from mmsoc.finetune.self_improve import run_self_improve
+    from mmsoc.tasks.table import parse_task_list
 
     try:
-        (task_id,) = _tasks(task)
+        (task_id,) = parse_task_list(task)
         (instruction, version), = _prompts((task_id,), model, prompt_version, prompts_file).values()
         examples, _ = _load((task_id,), data, split, limit)
         backend = make_backend(model, data, dtype, device, adapter)

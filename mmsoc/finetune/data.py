@@ -6,11 +6,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from mmsoc.backends.base import Request
-from mmsoc.backends.chat import compose_prompt
+from mmsoc.backends.chat import example_prompt
 from mmsoc.finetune.explanations import Explanation, find_explanation
 from mmsoc.finetune.targets import answer_text, with_explanation
 from mmsoc.records import Example
-from mmsoc.tasks.table import get_task
 
 
 @dataclass(frozen=True)
@@ -31,10 +30,8 @@ class TrainingSet:
 
 
 def request_for(example: Example, instruction: str, seed: int | None = None) -> Request:
-    """The request evaluation sends: the post's text (never for OCR, whose answer it is), then the
-    instruction (the rule of ``mmsoc.runs.loop.plan``)."""
-    text = example.text if get_task(example.task).kind != "ocr" else ""
-    return Request(task=example.task, id=example.id, prompt=compose_prompt(instruction, text),
+    """The request evaluation sends for ``example`` (its prompt built as ``mmsoc.runs.loop.plan`` does)."""
+    return Request(task=example.task, id=example.id, prompt=example_prompt(example, instruction),
                    images=tuple(example.images), text=example.text, seed=seed)
 
 

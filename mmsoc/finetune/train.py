@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from accelerate import Accelerator, PartialState
+from accelerate import Accelerator
 from peft import LoraConfig, get_peft_model, set_peft_model_state_dict
 from safetensors.torch import load_file
 from torch.utils.data import DataLoader
@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 from transformers import get_cosine_schedule_with_warmup
 
 from mmsoc.backends.chat import Family, format_prompt
+from mmsoc.distributed import make_accelerator, process_state
 from mmsoc.finetune.collate import TrainCollator
 from mmsoc.finetune.data import TrainItem
 from mmsoc.io import JsonlAppender, read_jsonl, write_json, write_jsonl
@@ -88,12 +89,6 @@ def resolve_precision(precision: str = "auto") -> str:
     return precision
 
 
-def distributed_state() -> PartialState:
-    """This process's place among those ``accelerate launch`` started; on a machine without a GPU the
-    processes join one gloo group on the CPU. Call before loading the model."""
-    return PartialState(cpu=not torch.cuda.is_available())
-
-
 def latest_checkpoint(out_dir: str | Path) -> Path | None:
     """The newest complete checkpoint (its state file is written last) or None."""
     done = [path.parent for path in Path(out_dir, CHECKPOINTS).glob(f"step-*/{STATE_FILE}")]
@@ -142,10 +137,10 @@ def train_lora(model: Any, processor: Any, family: Family, items: Sequence[Train
     out_dir = Path(out_dir)
     _check_out_dir(out_dir, resume)
     micro = min(settings.micro_batch_size, settings.batch_size)
-    world = distributed_state().num_processes
+    world = process_state().num_processes
     accum = max(1, math.ceil(settings.batch_size / (micro * world)))
-    accelerator = Accelerator(gradient_accumulation_steps=accum, mixed_precision=resolve_precision(settings.precision),
-                              cpu=not torch.cuda.is_available())
+    accelerator = make_accelerator(gradient_accumulation_steps=accum,
+                                   mixed_precision=resolve_precision(settings.precision))
     _register_adapter_hooks(accelerator)
     torch.manual_seed(settings.seed)
 

@@ -21,6 +21,7 @@ def encoder_name(model: str | None) -> str:
     return Path(model).name if Path(model).is_dir() else str(model)
 
 
+@functools.lru_cache(maxsize=4)
 def bertscore_layers(model: str | None) -> int:
     """bert-score's tuned layer for known models, otherwise the model's last hidden layer."""
     from bert_score.utils import model2layers
@@ -43,18 +44,24 @@ def bertscore(predictions: Sequence[str], references: Sequence[str], model: str 
     Pairs with an empty (or blank) side score 0, which is bert-score's own rule for empty
     sentences; they are not sent to the model.
     """
+    import torch
+
     layers = bertscore_layers(model)
     f1 = np.zeros(len(predictions), dtype=np.float64)
     keep = [i for i, (p, r) in enumerate(zip(predictions, references)) if p.strip() and r.strip()]
     if keep:
-        _, _, scores = _scorer(model, layers).score([predictions[i] for i in keep], [references[i] for i in keep],
-                                                    batch_size=BERTSCORE_BATCH)
+        with torch.inference_mode():
+            _, _, scores = _scorer(model, layers).score([predictions[i] for i in keep], [references[i] for i in keep],
+                                                        batch_size=BERTSCORE_BATCH)
         f1[keep] = scores.double().numpy()
     return mean_stat(f1), f"{encoder_name(model)}, layer {layers}, no idf, no baseline rescaling"
 
 
 def embedding_similarity(predictions: Sequence[str], references: Sequence[str], model: str | None = None) -> ItemStat:
     """Cosine similarity per item of sentence embeddings (sentence-transformers), averaged."""
-    vectors = embed_texts(list(predictions) + list(references), model=model, normalize=True).astype(np.float64)
+    import torch
+
+    with torch.inference_mode():
+        vectors = embed_texts(list(predictions) + list(references), model=model, normalize=True).astype(np.float64)
     n = len(predictions)
     return mean_stat((vectors[:n] * vectors[n:]).sum(1))

@@ -100,3 +100,17 @@ def get_task(task_id: str) -> TaskSpec:
         return TASKS[task_id]
     except KeyError:
         raise KeyError(f"unknown task {task_id!r}; known tasks: {', '.join(TASK_IDS)}") from None
+
+
+def parse_task_list(value: str) -> tuple[str, ...]:
+    """``'all'`` or comma-separated task ids -> the task ids, in order, once each.
+
+    Raises ``KeyError`` naming an unknown task and ``ValueError`` when none is given."""
+    if value.strip() == "all":
+        return TASK_IDS
+    tasks = tuple(dict.fromkeys(t.strip() for t in value.split(",") if t.strip()))
+    for task in tasks:
+        get_task(task)
+    if not tasks:
+        raise ValueError("give at least one task")
+    return tasks
