@@ -217,7 +217,7 @@ def test_two_process_training_and_evaluation(damaged, env, tmp_path):
     evaluate = ["evaluate", "--model", str(model), "--data", str(root), "--split", "val", "--cache-dir", cache,
                 "--batch-size", "5"]
     launched = _launch([train, [*evaluate, "--out", str(tmp_path / "two")]], tmp_path)
-    assert launched.returncode == 0, launched.stderr[-3000:]
+    assert launched.returncode == 0, launched.stdout[-1500:] + launched.stderr[-3000:]
     metrics = json.loads((model / "metrics.json").read_text())
     assert metrics["processes"] == 2
     assert (launched.stdout + launched.stderr).count("dev A4") == 1
