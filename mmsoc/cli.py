@@ -2,22 +2,9 @@
 
 from __future__ import annotations
 
-import typer
+from mmsoc.cli_base import make_app, run_cli
 
-from mmsoc.errors import run_cli
-
-app = typer.Typer(
-    name="mmsoc",
-    help="Evaluate multimodal language models on the ten MM-Soc social-media tasks.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
-
-@app.callback()
-def _root() -> None:
-    """Run ``mmsoc COMMAND --help`` for each command's options."""
+app = make_app("mmsoc", "Evaluate multimodal language models on the ten MM-Soc social-media tasks.")
 
 
 def main() -> None:
@@ -26,8 +13,7 @@ def main() -> None:
 
 
 # Each command module registers its commands on ``app`` when imported.
-from mmsoc.commands import misc  # noqa: E402,F401
+from mmsoc.commands import data, misc, tasks  # noqa: E402,F401
 from mmsoc.commands import eval as _eval  # noqa: E402,F401
-from mmsoc.commands import data, tasks  # noqa: E402,F401
 from mmsoc.commands import finetune as _finetune  # noqa: E402,F401
 from mmsoc.commands import report as _report, score as _score  # noqa: E402,F401

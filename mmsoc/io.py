@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 
 class InputError(ValueError):
@@ -57,8 +57,19 @@ def write_jsonl(path: str | os.PathLike, rows: Iterable[dict[str, Any]]) -> None
             handle.write(json.dumps(row) + "\n")
 
 
-def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for each non-blank line; bad JSON raises InputError."""
+@overload
+def read_jsonl(path: str | os.PathLike, skip_bad: Literal[False] = False) -> Iterator[tuple[int, dict[str, Any]]]: ...
+
+
+@overload
+def read_jsonl(path: str | os.PathLike, skip_bad: bool) -> Iterator[tuple[int, dict[str, Any] | InputError]]: ...
+
+
+def read_jsonl(path: str | os.PathLike, skip_bad: bool = False) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """Yield (line number, object) for each non-blank line; a line that is not a JSON object raises InputError.
+
+    With ``skip_bad`` such a line yields (line number, InputError) instead and reading goes on.
+    """
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -66,9 +77,12 @@ def read_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as err:
-                raise InputError(path, f"invalid JSON ({err.msg} at column {err.colno})", line=number) from None
-            if not isinstance(obj, dict):
-                raise InputError(path, "expected a JSON object", line=number)
+                obj = InputError(path, f"invalid JSON ({err.msg} at column {err.colno})", line=number)
+            else:
+                if not isinstance(obj, dict):
+                    obj = InputError(path, "expected a JSON object", line=number)
+            if isinstance(obj, InputError) and not skip_bad:
+                raise obj
             yield number, obj
 
 

@@ -9,6 +9,7 @@ import typer
 
 from mmsoc.backends.base import PAPER_SEEDS
 from mmsoc.cli import app
+from mmsoc.commands import options
 
 PAPER_SEEDS_TEXT = ",".join(map(str, PAPER_SEEDS))
 
@@ -31,22 +32,22 @@ def eval_command(
                               "(fine-tune that sequence classifier) or 'random'."),
     out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl, config.json, metrics.json. "
                              "Rerunning the same command resumes it."),
-    data: str = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, or 'sample'."),
+    data: str = options.DATA,
     split: str = typer.Option("test", "--split", help="Split to evaluate."),
-    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Requests per model call (never changes results)."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="Evaluate at most this many items per task."),
+    batch_size: int = options.REQUEST_BATCH,
+    limit: Optional[int] = options.LIMIT,
     seeds: str = typer.Option(PAPER_SEEDS_TEXT, "--seeds", help="Comma-separated sampling seeds (the paper's: 0,1,2)."),
     greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding, one pass, instead of sampling per seed."),
-    max_new_tokens: int = typer.Option(256, "--max-new-tokens", min=1, help="Most tokens generated per response."),
-    top_p: float = typer.Option(0.9, "--top-p", min=0.0, max=1.0, help="Nucleus sampling mass (sampling only)."),
-    temperature: float = typer.Option(1.0, "--temperature", min=1e-6, help="Sampling temperature (sampling only)."),
-    adapter: Optional[str] = typer.Option(None, "--adapter", help="peft (LoRA) adapter folder applied to --model."),
-    dtype: str = typer.Option("float32", "--dtype", help="Model weights dtype: float32, bfloat16, float16 or auto."),
-    device: str = typer.Option("auto", "--device", help="Device (cpu, cuda, cuda:1, ...); auto = this process's."),
-    prompt_version: Optional[str] = typer.Option(None, "--prompt-version", help="Prompt table version (default: latest)."),
-    prompts_file: Optional[Path] = typer.Option(None, "--prompts", help="JSON/YAML file of task id -> prompt overrides."),
+    max_new_tokens: int = options.MAX_NEW_TOKENS,
+    top_p: float = options.TOP_P,
+    temperature: float = options.TEMPERATURE,
+    adapter: Optional[str] = options.ADAPTER,
+    dtype: str = options.DTYPE,
+    device: str = options.DEVICE,
+    prompt_version: Optional[str] = options.PROMPT_VERSION,
+    prompts_file: Optional[Path] = options.PROMPTS_FILE,
     fast_metrics: bool = typer.Option(False, "--fast-metrics", help="Skip BERTScore and embedding similarity."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    progress: bool = options.PROGRESS,
 ) -> None:
     """Evaluate MODEL on MM-Soc tasks, logging every prediction and writing metrics.json."""
     from mmsoc.backends.base import GenerationSettings

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from mmsoc.cli import app
+from mmsoc.commands import options
 
 _ERRORS = (FileExistsError, FileNotFoundError, KeyError, OSError, ValueError)
 """Expected failures (bad input, taken folders); InputError is a ValueError."""
@@ -48,9 +49,9 @@ def finetune(
     model: str = typer.Option(..., "--model", help="Hub id or local folder of the image-text-to-text base model."),
     out: Path = typer.Option(..., "--out", help="Adapter folder: peft adapter, train_log.jsonl, checkpoints/."),
     tasks: str = typer.Option("all", "--tasks", help="'all' or comma-separated task ids, trained together."),
-    data: str = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, or 'sample'."),
+    data: str = options.DATA,
     split: str = typer.Option("train", "--split", help="Split to train on."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="At most this many items per task."),
+    limit: Optional[int] = options.LIMIT,
     explanations: Optional[Path] = typer.Option(None, "--explanations", help="Teacher JSONL (id, explanation): "
                                                 "targets become 'ANSWER Explanation: ...'."),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Passes over the training items."),
@@ -71,9 +72,9 @@ def finetune(
     target_modules: str = typer.Option("q_proj,k_proj,v_proj,o_proj", "--target-modules",
                                        help="Comma-separated names of language-model linear layers to adapt."),
     max_target_tokens: int = typer.Option(256, "--max-target-tokens", min=2, help="Longest target kept (tokens)."),
-    prompt_version: Optional[str] = typer.Option(None, "--prompt-version", help="Prompt table version."),
-    prompts_file: Optional[Path] = typer.Option(None, "--prompts", help="JSON/YAML task id -> prompt overrides."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    prompt_version: Optional[str] = options.PROMPT_VERSION,
+    prompts_file: Optional[Path] = options.PROMPTS_FILE,
+    progress: bool = options.PROGRESS,
 ) -> None:
     """LoRA fine-tuning of MODEL on one or more tasks at once (answer tokens only carry the loss)."""
     from mmsoc.backends.hf import load_hf_model
@@ -119,19 +120,19 @@ def explain(
     model: str = typer.Option(..., "--model", help="Teacher: any --model accepted by 'mmsoc eval'."),
     task: str = typer.Option(..., "--task", help="Task id or comma-separated ids with labels to explain."),
     out: Path = typer.Option(..., "--out", help="Explanations JSONL (appended; a rerun skips done items)."),
-    data: str = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, or 'sample'."),
+    data: str = options.DATA,
     split: str = typer.Option("train", "--split", help="Split whose gold labels are explained."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="At most this many items per task."),
-    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Requests per model call."),
-    seed: int = typer.Option(0, "--seed", help="Sampling seed (ignored with --greedy)."),
+    limit: Optional[int] = options.LIMIT,
+    batch_size: int = options.REQUEST_BATCH,
+    seed: int = options.SEED,
     greedy: bool = typer.Option(True, "--greedy/--sample", help="Greedy decoding (default) or nucleus sampling."),
-    max_new_tokens: int = typer.Option(256, "--max-new-tokens", min=1, help="Most tokens per explanation."),
-    top_p: float = typer.Option(0.9, "--top-p", min=0.0, max=1.0, help="Nucleus mass (sampling only)."),
-    temperature: float = typer.Option(1.0, "--temperature", min=1e-6, help="Temperature (sampling only)."),
-    adapter: Optional[str] = typer.Option(None, "--adapter", help="peft adapter folder applied to --model."),
-    dtype: str = typer.Option("float32", "--dtype", help="Model weights dtype: float32, bfloat16, float16 or auto."),
-    device: str = typer.Option("auto", "--device", help="Device (cpu, cuda, ...); auto = this process's."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    max_new_tokens: int = options.MAX_NEW_TOKENS,
+    top_p: float = options.TOP_P,
+    temperature: float = options.TEMPERATURE,
+    adapter: Optional[str] = options.ADAPTER,
+    dtype: str = options.DTYPE,
+    device: str = options.DEVICE,
+    progress: bool = options.PROGRESS,
 ) -> None:
     """Write teacher explanations of the gold labels with the label-conditioned "why" prompts."""
     from mmsoc.backends.registry import make_backend
@@ -156,23 +157,23 @@ def self_improve(
     out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl, config.json, metrics.json, "
                              "similarity.png. Rerunning the same command resumes it."),
     rounds: int = typer.Option(6, "--rounds", min=1, help="Answer rounds (the paper's: 6)."),
-    data: str = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, or 'sample'."),
+    data: str = options.DATA,
     split: str = typer.Option("test", "--split", help="Split to use."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="At most this many items."),
-    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Requests per model call."),
-    seed: int = typer.Option(0, "--seed", help="Sampling seed (ignored with --greedy)."),
+    limit: Optional[int] = options.LIMIT,
+    batch_size: int = options.REQUEST_BATCH,
+    seed: int = options.SEED,
     greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding instead of nucleus sampling."),
-    max_new_tokens: int = typer.Option(256, "--max-new-tokens", min=1, help="Most tokens per answer."),
-    top_p: float = typer.Option(0.9, "--top-p", min=0.0, max=1.0, help="Nucleus mass (sampling only)."),
-    temperature: float = typer.Option(1.0, "--temperature", min=1e-6, help="Temperature (sampling only)."),
+    max_new_tokens: int = options.MAX_NEW_TOKENS,
+    top_p: float = options.TOP_P,
+    temperature: float = options.TEMPERATURE,
     text_encoder: Optional[str] = typer.Option(None, "--text-encoder", help="Model for BERTScore and sentence "
                                                "cosine (default: the bundled all-MiniLM-L6-v2)."),
-    adapter: Optional[str] = typer.Option(None, "--adapter", help="peft adapter folder applied to --model."),
-    dtype: str = typer.Option("float32", "--dtype", help="Model weights dtype: float32, bfloat16, float16 or auto."),
-    device: str = typer.Option("auto", "--device", help="Device (cpu, cuda, ...); auto = this process's."),
-    prompt_version: Optional[str] = typer.Option(None, "--prompt-version", help="Prompt table version."),
-    prompts_file: Optional[Path] = typer.Option(None, "--prompts", help="JSON/YAML task id -> prompt overrides."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    adapter: Optional[str] = options.ADAPTER,
+    dtype: str = options.DTYPE,
+    device: str = options.DEVICE,
+    prompt_version: Optional[str] = options.PROMPT_VERSION,
+    prompts_file: Optional[Path] = options.PROMPTS_FILE,
+    progress: bool = options.PROGRESS,
 ) -> None:
     """Ask MODEL to improve its own answer over several rounds; score how answers drift."""
     from mmsoc.backends.registry import make_backend

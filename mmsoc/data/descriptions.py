@@ -11,8 +11,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from mmsoc.data.result import LoadResult
-from mmsoc.data.tables import Row, existing_file, require, resolve_image, text_value
+from mmsoc.data.result import ItemProblem, LoadResult
+from mmsoc.data.tables import Row, collect_examples, existing_file, require, resolve_image, text_value
 from mmsoc.io import read_jsonl
 from mmsoc.records import Example
 
@@ -29,14 +29,13 @@ def load(task_id: str, root: Path, split: str, limit: int | None = None) -> Load
 def from_rows(task_id: str, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
               split: str, limit: int | None = None) -> LoadResult:
     """Generation examples: label is the reference description."""
-    result = LoadResult()
-    for line, row in rows:
-        if limit is not None and len(result.examples) >= limit:
-            break
+
+    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
         item_id = str(require(row, "id", source, line))
         reference = str(require(row, "reference", source, line)).strip()
         image = str(require(row, "image", source, line))
-        images = resolve_image(image_root, image, item_id, source, line, "image", result.problems)
+        images = resolve_image(image_root, image, item_id, source, line, "image", problems)
         meta = {"dataset": DATASET, "split": split}
-        result.examples.append(Example(item_id, task_id, text_value(row, ("text",)), images, reference, meta))
-    return result
+        return Example(item_id, task_id, text_value(row, ("text",)), images, reference, meta)
+
+    return collect_examples(rows, limit, example)

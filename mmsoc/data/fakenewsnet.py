@@ -12,8 +12,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from mmsoc.data.result import LoadResult
-from mmsoc.data.tables import Row, existing_file, read_csv, require, resolve_image, text_value
+from mmsoc.data.result import ItemProblem, LoadResult
+from mmsoc.data.tables import Row, collect_examples, existing_file, read_csv, require, resolve_image, text_value
 from mmsoc.io import InputError
 from mmsoc.records import Example
 
@@ -36,10 +36,8 @@ def load(task_id: str, root: Path, split: str, limit: int | None = None) -> Load
 def from_rows(task_id: str, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
               split: str, limit: int | None = None, fake_value: int = CSV_FAKE_VALUE) -> LoadResult:
     """Examples for a misinformation task from rows in the FakeNewsNet CSV format."""
-    result = LoadResult()
-    for line, row in rows:
-        if limit is not None and len(result.examples) >= limit:
-            break
+
+    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
         item_id = text_value(row, ("id", "")) or f"line{line}"
         text = str(require(row, TEXT_COLUMNS, source, line)).strip()
         image = str(require(row, "image", source, line))
@@ -51,7 +49,8 @@ def from_rows(task_id: str, rows: Iterable[tuple[int, Row]], source: str | os.Pa
         if value not in (0, 1):
             raise InputError(source, f"expected 0 or 1, got {raw!r}", line=line, field="label")
         label = "fake" if value == fake_value else "true"
-        images = resolve_image(image_root, image, item_id, source, line, "image", result.problems)
+        images = resolve_image(image_root, image, item_id, source, line, "image", problems)
         meta = {"dataset": DATASETS[task_id], "split": split}
-        result.examples.append(Example(item_id, task_id, text, images, label, meta))
-    return result
+        return Example(item_id, task_id, text, images, label, meta)
+
+    return collect_examples(rows, limit, example)

@@ -10,8 +10,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from mmsoc.data.result import LoadResult
-from mmsoc.data.tables import Row, existing_file, require, resolve_image, text_value
+from mmsoc.data.result import ItemProblem, LoadResult
+from mmsoc.data.tables import Row, collect_examples, existing_file, require, resolve_image, text_value
 from mmsoc.io import InputError, read_jsonl
 from mmsoc.records import Example
 
@@ -29,10 +29,8 @@ def load(task_id: str, root: Path, split: str, limit: int | None = None) -> Load
 def from_rows(task_id: str, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
               split: str, limit: int | None = None) -> LoadResult:
     """Examples for ``hate`` or ``ocr`` from rows in the Hateful Memes JSONL format."""
-    result = LoadResult()
-    for line, row in rows:
-        if limit is not None and len(result.examples) >= limit:
-            break
+
+    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
         item_id = str(require(row, "id", source, line))
         image = str(require(row, "img", source, line))
         text = text_value(row, ("text",))
@@ -42,9 +40,10 @@ def from_rows(task_id: str, rows: Iterable[tuple[int, Row]], source: str | os.Pa
             item_id, text = f"{FOLDER}/{item_id}", ""
         else:
             label = _label(row, source, line)
-        images = resolve_image(image_root, image, item_id, source, line, "img", result.problems)
-        result.examples.append(Example(item_id, task_id, text, images, label, meta))
-    return result
+        images = resolve_image(image_root, image, item_id, source, line, "img", problems)
+        return Example(item_id, task_id, text, images, label, meta)
+
+    return collect_examples(rows, limit, example)
 
 
 def _label(row: Row, source: str | os.PathLike, line: int) -> str:

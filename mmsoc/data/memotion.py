@@ -15,8 +15,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from mmsoc.data.result import LoadResult
-from mmsoc.data.tables import Row, existing_file, read_rows, require, resolve_image, text_value
+from mmsoc.data.result import ItemProblem, LoadResult
+from mmsoc.data.tables import Row, collect_examples, existing_file, read_rows, require, resolve_image, text_value
 from mmsoc.io import InputError
 from mmsoc.records import Example
 
@@ -49,13 +49,11 @@ def load(task_id: str, root: Path, split: str, limit: int | None = None) -> Load
 def from_rows(task_id: str, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
               split: str, limit: int | None = None, filter_split: bool = True) -> LoadResult:
     """Examples for a Memotion task or ``ocr`` from rows in the Memotion label-file format."""
-    result = LoadResult()
-    for line, row in rows:
-        if limit is not None and len(result.examples) >= limit:
-            break
+
+    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example | None:
         image = str(require(row, "image_name", source, line))
         if filter_split and row_split(row, image) != split:
-            continue
+            return None
         text = text_value(row, TEXT_COLUMNS)
         meta = {"dataset": DATASET, "split": split}
         if task_id == "ocr":
@@ -63,9 +61,10 @@ def from_rows(task_id: str, rows: Iterable[tuple[int, Row]], source: str | os.Pa
             text = ""
         else:
             item_id, label = image, memotion_label(task_id, row, source, line)
-        images = resolve_image(image_root, image, item_id, source, line, "image_name", result.problems)
-        result.examples.append(Example(item_id, task_id, text, images, label, meta))
-    return result
+        images = resolve_image(image_root, image, item_id, source, line, "image_name", problems)
+        return Example(item_id, task_id, text, images, label, meta)
+
+    return collect_examples(rows, limit, example)
 
 
 def row_split(row: Row, image_name: str) -> str:

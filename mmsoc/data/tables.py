@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from mmsoc.data.result import ItemProblem
+from mmsoc.data.result import ItemProblem, LoadResult
 from mmsoc.io import InputError, read_jsonl
+from mmsoc.records import Example
 
 Row = dict[str, Any]
+RowBuilder = Callable[[int, Row, list[ItemProblem]], Example | None]
+"""(line, row, problems) -> the row's example, or None to pass the row over; image problems go to ``problems``."""
 
 
 def read_csv(path: str | os.PathLike) -> Iterator[tuple[int, Row]]:
@@ -108,3 +111,15 @@ def existing_file(root: Path, *names: str) -> Path:
         if (root / name).is_file():
             return root / name
     raise InputError(root / names[0], "file not found" + (f" (also tried {', '.join(names[1:])})" if names[1:] else ""))
+
+
+def collect_examples(rows: Iterable[tuple[int, Row]], limit: int | None, build: RowBuilder) -> LoadResult:
+    """Examples built row by row until ``limit`` is reached, with the problems recorded on the way."""
+    result = LoadResult()
+    for line, row in rows:
+        if limit is not None and len(result.examples) >= limit:
+            break
+        example = build(line, row, result.problems)
+        if example is not None:
+            result.examples.append(example)
+    return result

@@ -11,8 +11,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from mmsoc.data.result import LoadResult
-from mmsoc.data.tables import Row, existing_file, require, resolve_image, text_value
+from mmsoc.data.result import ItemProblem, LoadResult
+from mmsoc.data.tables import Row, collect_examples, existing_file, require, resolve_image, text_value
 from mmsoc.io import InputError, read_jsonl
 from mmsoc.records import Example
 from mmsoc.tasks.table import YOUTUBE_TOPICS
@@ -31,18 +31,17 @@ def load(task_id: str, root: Path, split: str, limit: int | None = None) -> Load
 def from_rows(task_id: str, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
               split: str, limit: int | None = None) -> LoadResult:
     """Tagging examples: text is title and description, label the topics in table order."""
-    result = LoadResult()
-    for line, row in rows:
-        if limit is not None and len(result.examples) >= limit:
-            break
+
+    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
         item_id = str(require(row, "id", source, line))
         title = str(require(row, "title", source, line)).strip()
         text = "\n".join(part for part in (title, text_value(row, ("description",))) if part)
         topics = parse_topics(require(row, "topics", source, line), source, line)
         thumbnail = str(require(row, "thumbnail", source, line))
-        images = resolve_image(image_root, thumbnail, item_id, source, line, "thumbnail", result.problems)
-        result.examples.append(Example(item_id, task_id, text, images, topics, {"dataset": DATASET, "split": split}))
-    return result
+        images = resolve_image(image_root, thumbnail, item_id, source, line, "thumbnail", problems)
+        return Example(item_id, task_id, text, images, topics, {"dataset": DATASET, "split": split})
+
+    return collect_examples(rows, limit, example)
 
 
 def parse_topics(value: object, source: str | os.PathLike, line: int) -> list[str]:

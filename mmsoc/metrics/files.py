@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mmsoc.io import InputError
+from mmsoc.io import InputError, read_jsonl
 from mmsoc.metrics.labels import canonical_label
 from mmsoc.tasks import get_task
 
@@ -46,6 +45,9 @@ def read_prediction_file(path: str | Path, task_id: str) -> PredictionFile:
     out = PredictionFile()
     seen: set[str] = set()
     for number, row in _rows(path):
+        if isinstance(row, InputError):
+            out.skipped.append(str(row))
+            continue
         try:
             item_id, prediction, reference = _check(row, spec)
             if item_id in seen:
@@ -75,25 +77,13 @@ def _rows(path: Path):
             for row in reader:
                 yield reader.line_num, row
     elif path.suffix.lower() in (".jsonl", ".json"):
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as err:
-                    obj = RowError(f"invalid JSON ({err.msg} at column {err.colno})")
-                yield number, obj
+        yield from read_jsonl(path, skip_bad=True)
     else:
         raise InputError(path, "expected a .jsonl or .csv file")
 
 
-def _check(row: object, spec) -> tuple[str, object, object]:
+def _check(row: dict, spec) -> tuple[str, object, object]:
     """(id, prediction or None, reference) of one row, or RowError naming the bad field."""
-    if isinstance(row, RowError):
-        raise row
-    if not isinstance(row, dict):
-        raise RowError("expected a JSON object")
     for name in ("id", "reference"):
         if row.get(name) in (None, "") or row.get(name) == []:
             raise RowError("missing or empty", field=name)

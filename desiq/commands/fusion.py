@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from desiq.cli import app
-from desiq.perturb import KINDS
-
-console = Console(stderr=True)
+from desiq.commands.options import Config, OptionPerturbKind, console
 cache_app = typer.Typer(help="The on-disk feature cache of the media encoders.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 
-FusionConfigName = Enum("FusionConfigName", {"A4": "A4", "A2": "A2"}, type=str)
-EvalPerturb = Enum("EvalPerturb", {k: k for k in KINDS if k != "NCAQ"}, type=str)
 
 CacheDir = Annotated[Path | None, typer.Option(help="Feature cache folder (default: $MMSOC_CACHE or the user "
                                                     "cache folder of mmsoc).")]
@@ -39,8 +33,8 @@ def train(
     out: Annotated[Path, typer.Option(help="Model folder to write (backbone/, head, config, metrics.json).")],
     inputs: Annotated[str, typer.Option(help="Input setting: q question, a answer, t transcript, v video, "
                                              "s audio, joined by '+'.")] = "q+a+t+v+s",
-    config: Annotated[FusionConfigName, typer.Option(help="A4: cross-entropy over the 4 options; A2: over "
-                                                          "(correct, incorrect) pairs.")] = FusionConfigName.A4,
+    config: Annotated[Config, typer.Option(help="A4: cross-entropy over the 4 options; A2: over "
+                                                          "(correct, incorrect) pairs.")] = Config.A4,
     epochs: Annotated[int, typer.Option(help="Maximum training epochs.")] = 10,
     seed: Annotated[int, typer.Option(help="Seed of initialisation and batch order.")] = 42,
     lr: Annotated[float, typer.Option(help="AdamW learning rate.")] = 1e-4,
@@ -90,7 +84,7 @@ def evaluate(
     data: Annotated[Path, typer.Option(help="Social-IQ 2.0 folder with qa/qa_SPLIT.json and media.")],
     out: Annotated[Path, typer.Option(help="Folder for predictions.jsonl and metrics.json.")],
     split: Annotated[str, typer.Option(help="QA split to score: reads qa/qa_SPLIT.json.")] = "val",
-    perturb: Annotated[EvalPerturb | None, typer.Option(help="Perturb the options first (RIWI, RIWA, RAWI, "
+    perturb: Annotated[OptionPerturbKind | None, typer.Option(help="Perturb the options first (RIWI, RIWA, RAWI, "
                                                              "RAWA).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the perturbation's partner draws.")] = 0,
     batch_size: Annotated[int, typer.Option(help="Questions per scoring batch.")] = 16,

@@ -1,0 +1,1 @@
+"""Command modules of the ``desiq`` CLI; each registers its commands on ``desiq.cli.app``."""
