@@ -8,7 +8,7 @@ import torch
 from typer.testing import CliRunner
 
 from mmsoc.encoders import AudioEncoder, CachedEncoder, FeatureCache, MediaError, VideoEncoder
-from test_encoders_fixtures import VTT, build_tiny_open_clip, write_clip, write_wav
+from media_fixtures import VTT, build_tiny_open_clip, write_clip, write_wav
 
 
 @pytest.fixture(scope="module")

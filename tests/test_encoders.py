@@ -10,7 +10,7 @@ from PIL import Image
 from mmsoc.encoders import (AudioEncoder, ImageEncoder, MediaError, TranscriptEncoder, VideoEncoder, build_encoder,
                             parse_subtitles, read_subtitles)
 from mmsoc.encoders.media import frame_indices, read_audio, read_frames, read_frames_pyav
-from test_encoders_fixtures import (SR, VTT, build_tiny_hf_clip, build_tiny_open_clip, build_tiny_wav2vec2, write_clip,
+from media_fixtures import (SR, VTT, build_tiny_hf_clip, build_tiny_open_clip, build_tiny_wav2vec2, write_clip,
                                     write_wav)
 
 

@@ -19,7 +19,7 @@ from desiq.sample import write_sample
 from desiq.siq import read_siq2, to_a2, write_siq2
 from desiq.splits import build_split
 from mmsoc.encoders import FeatureCache
-from test_encoders_fixtures import build_tiny_open_clip, build_tiny_t5
+from media_fixtures import build_tiny_open_clip, build_tiny_t5
 
 REPO = Path(__file__).parents[1]
 

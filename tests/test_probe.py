@@ -85,7 +85,7 @@ def test_bootstrap_resamples_whole_videos():
 
 
 def test_t5_probe_trains_a_tiny_t5(tmp_path):
-    from test_encoders_fixtures import build_tiny_t5
+    from media_fixtures import build_tiny_t5
 
     train, held = sample_items("train"), sample_items("val")
     corpus = [t for i in train + held for t in (i.question, *i.options)] + ["question:", "answer:"]

@@ -1,6 +1,6 @@
 """Builders shared by the encoder, cache and fusion tests: tiny seeded models saved to folders, test media.
 
-No tests here; the other test files import these helpers.
+Imported by the test files; holds no tests itself.
 """
 
 from __future__ import annotations
