@@ -74,7 +74,7 @@ def test_killed_run_resumes_to_the_uninterrupted_result(tiny_llava, tmp_path):
 @pytest.mark.slow
 def test_two_process_accelerate_launch_gives_one_adapter(tiny_llava, tmp_path):
     out = tmp_path / "adapter"
-    command = ["accelerate", "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
                "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "mmsoc", "finetune", "--model", str(tiny_llava),
                "--tasks", "hate", "--limit", "8", "--out", str(out), "--batch-size", "4", "--micro-batch-size", "2",
                "--target-modules", "q_proj,v_proj,lm_head", "--lr", "1e-2", "--no-progress"]
