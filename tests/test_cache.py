@@ -95,4 +95,4 @@ def test_cache_info_and_clear_commands(media, tmp_path):
 
 def test_cache_dir_comes_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("MMSOC_CACHE", str(tmp_path / "env"))
-    assert FeatureCache().root == tmp_path / "env"
+    assert FeatureCache().root == tmp_path / "env" / "features"

@@ -168,4 +168,5 @@ def test_bad_media_yield_errors_in_place_and_the_batch_goes_on(media, tmp_path):
     ok, cut, zero, gone = video.encode_files([good, tmp_path / "cut.mp4", tmp_path / "zero.mp4", tmp_path / "x.mp4"])
     assert ok.shape == (2, 16)
     assert "cannot decode video" in cut.reason and zero.reason == "empty file" and gone.reason == "missing"
+    assert video.encoded == 1  # only the decodable file reached the model
     assert isinstance(AudioEncoder().encode_files([tmp_path / "cut.mp4"])[0], MediaError)

@@ -32,7 +32,7 @@ def env(tmp_path_factory):
     train, val = read_siq2(root / "qa" / "qa_train.json"), read_siq2(root / "qa" / "qa_val.json")
     corpus = [f"question: {x.question} answer: " + " ".join(x.options) for x in train + val]
     return {"root": root, "train": train, "val": val, "t5": build_tiny_t5(d / "t5", corpus),
-            "oc": build_tiny_open_clip(d / "oc"), "cache": FeatureCache(d / "cache"), "dir": d}
+            "oc": build_tiny_open_clip(d / "oc"), "cache": FeatureCache(d / "cache" / "features"), "dir": d}
 
 
 def _config(env, inputs, **kw) -> FusionConfig:
@@ -152,13 +152,16 @@ def test_corrupt_video_and_missing_transcript_are_masked_and_counted(damaged, en
     assert ev["n"] == len(rows) == len(env["val"]) and ev["missing"]["transcript"] == n_transcript
     assert ev["missing"]["video"] == 0
     assert sum(r["masked"] == ["transcript"] for r in rows) == n_transcript
-    assert ev["A4"] == pytest.approx(np.mean([r["correct"] for r in rows]))
+    assert ev["A4"] == pytest.approx(np.mean([np.argmax(r["scores"]) == r["answer_idx"] for r in rows]))
+    pairs = [r["scores"][r["answer_idx"]] > s for r in rows for j, s in enumerate(r["scores"]) if j != r["answer_idx"]]
+    assert ev["A2"] == pytest.approx(np.mean(pairs))
+    assert all(r["correct"] == (r["pred"] == r["answer_idx"]) for r in rows)
 
 
 def test_fusion_probe_command_runs_end_to_end_with_a_local_backbone(env, tmp_path, monkeypatch):
     from desiq.cli import app
 
-    monkeypatch.setenv("MMSOC_CACHE", str(env["cache"].root))  # the sample is rebuilt byte for byte: cache hits
+    monkeypatch.setenv("MMSOC_CACHE", str(env["cache"].root.parent))  # the sample is rebuilt byte for byte: cache hits
     out = tmp_path / "probe"
     result = CliRunner().invoke(app, ["probe", "--probe", "fusion", "--inputs", "a+t", "--backbone", str(env["t5"]),
                                       "--epochs", "1", "--no-tsne", "--out", str(out)])

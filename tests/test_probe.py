@@ -47,10 +47,12 @@ def test_answer_only_probe_exposes_the_real_social_iq_bias(real_split, probe):
 
 def test_question_and_answer_probe_adds_ncaq_row():
     backend = make_probe("tfidf-linear")
-    report = run_probe(backend, sample_items("train"), sample_items("val"), "q+a", seed=0)
+    val = sample_items("val")
+    report = run_probe(backend, sample_items("train"), val, "q+a", seed=0)
     assert {r.perturbation for r in report.results} == {"original", "RIWI", "RIWA", "RAWI", "RAWA", "NCAQ"}
-    assert all(r.n == 81 for r in report.results if r.config == "A4")
-    assert all(r.n == 243 for r in report.results if r.config == "A2")
+    assert all(r.n == len(val) for r in report.results if r.config == "A4")
+    n_pairs = sum(len(item.options) - 1 for item in val)  # one A2 pair per incorrect option
+    assert all(r.n == n_pairs for r in report.results if r.config == "A2")
 
 
 def test_media_inputs_are_refused_by_text_probes():
@@ -80,6 +82,9 @@ def test_bootstrap_resamples_whole_videos():
     videos = ["a", "a", "b", "b", "b", "b"]
     low, high = cluster_bootstrap_ci(correct, videos, n_boot=2000, seed=1)
     assert low == pytest.approx(0.0) and high == pytest.approx(1.0)
+    # resampling the 2 videos: {a,a} -> 1 (p 1/4), {a,b} -> 2/6 (p 1/2), {b,b} -> 0 (p 1/4), so the
+    # 30% and 70% quantiles are both 1/3; resampling the 6 questions would give 1/6 and 3/6
+    assert cluster_bootstrap_ci(correct, videos, n_boot=2000, seed=1, level=0.4) == pytest.approx((1 / 3, 1 / 3))
     same = cluster_bootstrap_ci([1, 0, 1, 0], ["a", "b", "c", "d"], seed=1)
     assert same == cluster_bootstrap_ci([1, 0, 1, 0], ["a", "b", "c", "d"], seed=1)
 

@@ -103,7 +103,11 @@ def test_tables_match_direct_library_scores(runs, report):
             assert cell["seeds"] == ([0, 1] if name == "model-a" else [0])
     ocr = entries["ocr"]
     assert ocr["runs"]["model-b"]["missing_items"] == 5 and ocr["runs"]["model-a"]["missing_items"] == 0
-    assert entries["hate"]["runs"]["model-a"]["metrics"]["macro_f1"]["seed_std"] is not None
+    per_seed_f1 = [score_task("hate", [r["parsed"] for r in rows], [r["reference"] for r in rows])["macro_f1"]
+                   for rows in _rows(runs[0], "hate").values()]
+    assert abs(entries["hate"]["runs"]["model-a"]["metrics"]["macro_f1"]["seed_std"]
+               - np.std(per_seed_f1, ddof=1)) < 1e-9  # sample std over the two seeds
+    assert entries["hate"]["runs"]["model-b"]["metrics"]["macro_f1"]["seed_std"] is None  # one seed: no spread
 
 
 def test_missing_tasks_and_bad_lines_are_reported(report):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import bert_score
 import numpy as np
 import pytest
 import torch
@@ -15,7 +16,7 @@ from mmsoc.data import load_examples
 from mmsoc.finetune.self_improve import REVISE_TEMPLATE, run_self_improve
 from mmsoc.finetune.targets import answer_text
 from mmsoc.tasks.table import TASKS
-from mmsoc.text_encoder import load_sentence_encoder
+from mmsoc.text_encoder import default_text_encoder_path, load_sentence_encoder
 
 ROUNDS = 6
 
@@ -75,6 +76,13 @@ def test_similarity_table_matches_an_independent_computation(run):
                for x, y in zip(first, second)]
     assert metrics["adjacent"][0]["bigram"] == pytest.approx(float(np.mean(jaccard)))
     assert all(0.0 <= r["bertscore"] <= 1.0 + 1e-6 for r in metrics["adjacent"] + metrics["reference"])
+    keep = [i for i, (x, y) in enumerate(zip(first, second)) if x.strip() and y.strip()]  # empty pairs score 0
+    f1 = np.zeros(len(ids))
+    if keep:
+        _, _, scores = bert_score.score([first[i] for i in keep], [second[i] for i in keep],
+                                        model_type=default_text_encoder_path(), num_layers=6)
+        f1[keep] = scores.double().numpy()
+    assert metrics["adjacent"][0]["bertscore"] == pytest.approx(float(f1.mean()), abs=1e-5)
     assert len(metrics["success_rate"]) == ROUNDS
     assert (folder / "similarity.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -13,8 +13,8 @@ cache_app = typer.Typer(help="The on-disk feature cache of the media encoders.",
 app.add_typer(cache_app, name="cache")
 
 
-CacheDir = Annotated[Path | None, typer.Option(help="Feature cache folder (default: $MMSOC_CACHE or the user "
-                                                    "cache folder of mmsoc).")]
+CacheDir = Annotated[Path | None, typer.Option(help="Feature cache folder (default: features/ under "
+                                                    "$MMSOC_CACHE, else ~/.cache/mmsoc).")]
 
 
 def _qa(data: Path, split: str) -> list:

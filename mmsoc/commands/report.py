@@ -5,10 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.progress import Progress
 
 from mmsoc.cli import app
-from mmsoc.report import ReportSettings, write_report
 
 
 @app.command()
@@ -22,6 +20,10 @@ def report(
     no_embeddings: bool = typer.Option(False, "--no-embeddings", help="Skip BERTScore and embedding similarity."),
 ) -> None:
     """Recompute metrics from each run's predictions and write tables, intervals, comparisons and figures."""
+    from rich.progress import Progress
+
+    from mmsoc.report import ReportSettings, write_report
+
     settings = ReportSettings(n_boot=bootstrap, seed=seed, text_encoder=text_encoder, fast=no_embeddings)
     with Progress(transient=True) as progress:
         bar = progress.add_task("scoring", total=None)

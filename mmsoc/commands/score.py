@@ -7,11 +7,6 @@ from pathlib import Path
 import typer
 
 from mmsoc.cli import app
-from mmsoc.io import write_json
-from mmsoc.metrics import METHODS, score_task_detailed
-from mmsoc.metrics.files import read_prediction_file
-from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts
-from mmsoc.report import json_safe
 from mmsoc.tasks import TASK_IDS
 
 
@@ -30,6 +25,12 @@ def score(
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap resampling."),
 ) -> None:
     """Score a predictions file for one task and write OUT/metrics.json and OUT/score_info.json."""
+    from mmsoc.io import write_json
+    from mmsoc.metrics import METHODS, score_task_detailed
+    from mmsoc.metrics.files import read_prediction_file
+    from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts
+    from mmsoc.report import json_safe
+
     rows = read_prediction_file(predictions, task)
     result = score_task_detailed(task, rows.predictions, rows.references, text_encoder=text_encoder,
                                  fast=no_embeddings)

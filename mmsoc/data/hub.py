@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mmsoc.data import fakenewsnet, hateful_memes, memotion, youtube
-from mmsoc.data.cache import cache_root
+from mmsoc.paths import cache_root
 from mmsoc.data.result import LoadResult, share
 from mmsoc.data.tables import Row
 from mmsoc.io import atomic_open

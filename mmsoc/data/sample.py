@@ -19,7 +19,7 @@ from pathlib import Path
 import PIL
 
 from mmsoc.data import descriptions, draw, fakenewsnet, hateful_memes, memotion, sample_text, youtube
-from mmsoc.data.cache import cache_root
+from mmsoc.paths import cache_root
 from mmsoc.data.draw import Scene
 from mmsoc.io import atomic_open, write_jsonl
 

@@ -73,7 +73,7 @@ class Encoder(ABC):
         vectors = self.embed([loaded[k] for k in good]) if good else []
         for k, vec in zip(good, vectors):
             loaded[k] = np.asarray(vec, dtype=np.float32)
-        self.encoded += len(paths)
+        self.encoded += len(good)
         return loaded
 
     @abstractmethod

@@ -7,7 +7,6 @@ a killed run never leaves a corrupt entry and a second run over the same media d
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,17 +17,11 @@ import numpy as np
 from mmsoc.encoders.base import Encoder, MediaError
 from mmsoc.encoders.media import content_hash, require_file
 from mmsoc.io import atomic_open
-
-CACHE_ENV = "MMSOC_CACHE"
-
+from mmsoc.paths import cache_root
 
 def default_cache_dir() -> Path:
-    """``$MMSOC_CACHE`` if set, else the user cache folder of mmsoc (platformdirs)."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("mmsoc")) / "features"
+    """``features/`` under the mmsoc cache root (``$MMSOC_CACHE`` or ``~/.cache/mmsoc``)."""
+    return cache_root() / "features"
 
 
 @dataclass(frozen=True)
@@ -49,6 +42,7 @@ class FeatureCache:
         return self.root / encoder.modality / key[:2] / f"{key}.npy"
 
     def get(self, path: Path) -> np.ndarray | None:
+        """The cached array, or None when the entry is missing or unreadable (it is then recomputed)."""
         try:
             return np.load(path, allow_pickle=False)
         except (OSError, ValueError, EOFError):

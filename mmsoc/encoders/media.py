@@ -68,15 +68,15 @@ def read_frames(path: str | Path, num_frames: int | None = 8, fps: float | None 
     try:
         reader = decord.VideoReader(str(path), ctx=decord.cpu(0), num_threads=1)
         indices = frame_indices(len(reader), reader.get_avg_fps(), num_frames, fps)
-        if len(indices) == 0:
-            raise MediaError(path, "no video frames")
-        return reader.get_batch(indices.tolist()).asnumpy()
+        if len(indices):
+            return reader.get_batch(indices.tolist()).asnumpy()
+        reason = "no video frames"
     except (RuntimeError, decord.DECORDError) as err:
         reason = f"cannot decode video ({str(err).splitlines()[0][:200]})"
     try:  # decord rejects some frame sizes (e.g. widths that are not a multiple of 32): PyAV decodes them
         return read_frames_pyav(path, num_frames, fps)
-    except MediaError:
-        raise MediaError(path, reason) from None
+    except MediaError as err:
+        raise MediaError(path, reason if err.reason == reason else f"{reason}; PyAV: {err.reason}") from None
 
 
 def read_frames_pyav(path: str | Path, num_frames: int | None = 8, fps: float | None = None) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Where generated data (the sample, images exported from hub copies) is kept."""
+"""Where mmsoc keeps what it generates or computes once: the sample data, hub images, encoder features."""
 
 from __future__ import annotations
 
