@@ -39,7 +39,8 @@ def split_scores(flat: np.ndarray, counts: np.ndarray) -> list[np.ndarray]:
     return np.split(np.asarray(flat, dtype=np.float64), np.cumsum(counts)[:-1])
 
 
-def _check_inputs(name: str, inputs: str) -> bool:
+def check_inputs(name: str, inputs: str) -> bool:
+    """Refuse media settings for text-only probes; True when the probe also sees the question."""
     if inputs not in TEXT_INPUTS:
         raise ValueError(f"probe {name!r} takes inputs {' or '.join(TEXT_INPUTS)}, not {inputs!r} "
                          "(media inputs need --probe fusion)")
@@ -57,7 +58,7 @@ class _LinearProbe:
     def fit(self, items: Sequence[MCQAItem], inputs: str, seed: int) -> None:
         from sklearn.linear_model import LogisticRegression
 
-        self.use_question = _check_inputs(self.name, inputs)
+        self.use_question = check_inputs(self.name, inputs)
         questions, options, correct, _ = flatten(items)
         self._prepare(options)
         self.model = LogisticRegression(C=self.C, max_iter=2000, random_state=seed)

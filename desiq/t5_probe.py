@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from desiq.probe_backends import _check_inputs, flatten, split_scores
+from desiq.probe_backends import check_inputs, flatten, split_scores
 from mmsoc.records import MCQAItem
 
 
@@ -43,7 +43,7 @@ class T5Probe:
     def fit(self, items: Sequence[MCQAItem], inputs: str, seed: int) -> None:
         from transformers import AutoTokenizer, T5EncoderModel
 
-        self.use_question = _check_inputs(self.name, inputs)
+        self.use_question = check_inputs(self.name, inputs)
         torch.manual_seed(seed)
         self.tokenizer = AutoTokenizer.from_pretrained(self.backbone)
         self.encoder = T5EncoderModel.from_pretrained(self.backbone).to(self.device)

@@ -56,16 +56,3 @@ class Example:
     images: tuple[str, ...] = ()
     label: Any = None
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """One model response, as logged in a run's ``predictions.jsonl``."""
-
-    id: str
-    seed: int
-    raw: str
-    parsed: Any
-    ok: bool
-    task: str = ""
-    prompt_version: str = ""

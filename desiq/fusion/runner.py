@@ -115,10 +115,14 @@ class FusionScorer:
         save_file({k: v.detach().cpu().contiguous() for k, v in self.model.trained_parts().items()}, tmp / HEAD_FILE)
         write_json(tmp / CONFIG_FILE, {**self.config.to_json(), "feature_dims": self.model.feature_dims})
         folder.mkdir(parents=True, exist_ok=True)
-        shutil.rmtree(folder / BACKBONE_DIR, ignore_errors=True)
+        stale = folder.parent / f".{folder.name}.old-backbone"
+        shutil.rmtree(stale, ignore_errors=True)
+        if (folder / BACKBONE_DIR).exists():  # moved aside, not deleted, until the new one is in place
+            (folder / BACKBONE_DIR).replace(stale)
         for path in sorted(tmp.iterdir()):
             path.replace(folder / path.name)
         tmp.rmdir()
+        shutil.rmtree(stale, ignore_errors=True)
         return folder
 
     @classmethod

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mmsoc.encoders.audio import AudioEncoder
-from mmsoc.encoders.base import MODALITIES, Encoder, EncoderSpec, MediaError
+from mmsoc.encoders.base import Encoder, EncoderSpec, MediaError
 from mmsoc.encoders.cache import CachedEncoder, FeatureCache, default_cache_dir
 from mmsoc.encoders.image import ImageEncoder
 from mmsoc.encoders.transcript import Cue, TranscriptEncoder, parse_subtitles, read_subtitles
@@ -18,6 +18,6 @@ def build_encoder(spec: EncoderSpec, **runtime) -> Encoder:
     return ENCODERS[spec.modality](spec.model, **spec.settings, **runtime)
 
 
-__all__ = ["MODALITIES", "AudioEncoder", "CachedEncoder", "Cue", "Encoder", "EncoderSpec", "FeatureCache",
+__all__ = ["AudioEncoder", "CachedEncoder", "Cue", "Encoder", "EncoderSpec", "FeatureCache",
            "ImageEncoder", "MediaError", "TranscriptEncoder", "VideoEncoder", "build_encoder",
            "default_cache_dir", "parse_subtitles", "read_subtitles"]

@@ -11,8 +11,6 @@ from typing import Any
 
 import numpy as np
 
-MODALITIES = ("image", "video", "audio", "transcript")
-
 
 class MediaError(RuntimeError):
     """A media file is missing, empty or cannot be decoded."""
