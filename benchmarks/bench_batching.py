@@ -2,7 +2,7 @@
 
 Prints ratios measured side by side in one run on the same model and requests:
   batched speed-up   = time(one request per call) / time(--batch-size requests per call)
-  harness overhead   = time(HFBackend.generate) / time(model.generate on pre-encoded inputs)
+  harness overhead   = time(HFModel.generate) / time(model.generate on pre-encoded inputs)
   sampling overhead  = time(per-row seeded nucleus sampling) / time(greedy)
 
     python benchmarks/bench_batching.py                    # a tiny LLaVA built from a config
@@ -20,9 +20,9 @@ from pathlib import Path
 import torch
 from PIL import Image
 
-from mmsoc.backends.base import GenerationSettings, Request
-from mmsoc.backends.hf import HFBackend
-from mmsoc.tasks.table import TASKS
+from mmsoc.models.base import GenerationSettings, Request
+from mmsoc.models.backends.hf import HFModel
+from mmsoc.tasks.registry import TASKS
 
 
 def _timed(variants: dict, repeats: int) -> dict[str, float]:
@@ -58,7 +58,7 @@ def main() -> None:
             model = str(build_tiny_llava(Path(tmp) / "llava"))
         image = Path(tmp) / "meme.png"
         Image.new("RGB", (64, 48), (200, 80, 40)).save(image)
-        backend = HFBackend(model, device=args.device)
+        backend = HFModel(model, device=args.device)
         requests = [Request("hate", str(i), TASKS["hate"].prompt, (str(image),), seed=0) for i in range(args.requests)]
         greedy = GenerationSettings(greedy=True, max_new_tokens=args.max_new_tokens)
         sampled = GenerationSettings(max_new_tokens=args.max_new_tokens)
@@ -85,7 +85,7 @@ def main() -> None:
     print(f"batched (size {args.batch_size:<3})   {batched:8.3f} s")
     print(f"model.generate only  {raw:8.3f} s")
     print(f"batched speed-up     {one / batched:8.2f} x")
-    print(f"harness overhead     {batched / raw:8.2f} x  (HFBackend.generate / model.generate)")
+    print(f"harness overhead     {batched / raw:8.2f} x  (HFModel.generate / model.generate)")
     print(f"sampling overhead    {sampling / batched:8.2f} x  (per-row seeded sampling / greedy)")
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from desiq.fusion.inputs import media_path
 from desiq.sample import sample_videos, write_sample
-from mmsoc.encoders import AudioEncoder, CachedEncoder, FeatureCache, TranscriptEncoder, VideoEncoder
-from mmsoc.encoders.media import read_frames, read_frames_pyav
+from mmsoc.media import AudioEncoder, CachedEncoder, FeatureCache, TranscriptEncoder, VideoEncoder
+from mmsoc.media.decode import read_frames, read_frames_pyav
 
 
 def main() -> None:

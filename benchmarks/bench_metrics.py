@@ -51,7 +51,7 @@ def naive_ocr(preds: list[str], refs: list[str]) -> dict[str, float]:
     """OCR metrics with one jiwer / sacrebleu call per (normalised) pair."""
     import jiwer
 
-    from mmsoc.metrics import normalize_ocr
+    from mmsoc.metrics.normalize import normalize_ocr
 
     preds, refs = [normalize_ocr(p) for p in preds], [normalize_ocr(r) for r in refs]
     rows = []
@@ -78,7 +78,7 @@ def naive_generation(preds: list[str], refs: list[str], models: bool = True) -> 
 
     from mmsoc.metrics.embedding import _scorer, bertscore_layers
     from mmsoc.metrics.text import _NoSynonyms, wordnet_or_none
-    from mmsoc.text_encoder import load_sentence_encoder
+    from mmsoc.media.sentences import load_sentence_encoder
 
     out = _bleu(np.asarray([_bleu_stats(p, r) for p, r in zip(preds, refs)], dtype=np.float64))
     rouge = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
@@ -128,9 +128,9 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    from mmsoc.metrics import score_task
+    from mmsoc.tasks import score_task
     from mmsoc.metrics.embedding import _scorer, bertscore_layers
-    from mmsoc.text_encoder import load_sentence_encoder
+    from mmsoc.media.sentences import load_sentence_encoder
 
     print(f"cores {os.cpu_count()}, torch threads {torch.get_num_threads()}, load average "
           + " ".join(f"{x:.2f}" for x in os.getloadavg()))

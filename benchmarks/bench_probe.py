@@ -18,7 +18,7 @@ from desiq.perturb import perturb
 from desiq.probe import debiased_rows, run_probe
 from desiq.probe_backends import EmbedLinearProbe, make_probe
 from desiq.siq import read_siq2, to_a2
-from mmsoc.text_encoder import embed_texts, load_sentence_encoder
+from mmsoc.media.sentences import embed_texts, load_sentence_encoder
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "siq2" / "qa_train.jsonl"
 

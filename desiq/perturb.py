@@ -24,7 +24,7 @@ from enum import Enum
 
 import numpy as np
 
-from mmsoc.records import MCQAItem
+from desiq.records import MCQAItem
 
 KINDS = ("NCAQ", "RIWI", "RIWA", "RAWI", "RAWA")
 MAX_DRAWS = 1000

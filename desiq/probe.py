@@ -13,8 +13,8 @@ from desiq.perturb import perturb
 from desiq.probe_backends import ProbeBackend
 from desiq.siq import to_a2
 from desiq.splits import build_split
-from desiq.stats import cluster_bootstrap_ci
-from mmsoc.records import MCQAItem
+from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
+from desiq.records import MCQAItem
 
 PERTURBATIONS = ("original", "RIWI", "RIWA", "RAWI", "RAWA")
 CONFIGS = ("A4", "A2")

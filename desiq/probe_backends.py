@@ -12,7 +12,7 @@ from typing import Protocol
 
 import numpy as np
 
-from mmsoc.records import MCQAItem
+from desiq.records import MCQAItem
 
 TEXT_INPUTS = ("a", "q+a")
 
@@ -86,7 +86,7 @@ class EmbedLinearProbe(_LinearProbe):
         self._cache: dict[str, np.ndarray] = {}
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        from mmsoc.text_encoder import embed_texts
+        from mmsoc.media.sentences import embed_texts
 
         missing = sorted(set(texts) - self._cache.keys())
         if missing:

@@ -9,8 +9,8 @@ import numpy as np
 
 from desiq.probe import CONFIGS, ProbeReport
 from desiq.probe_backends import ProbeBackend
-from mmsoc.io import atomic_open, write_json, write_text
-from mmsoc.records import MCQAItem
+from mmsoc.core.io import atomic_open, write_json, write_text
+from desiq.records import MCQAItem
 
 EXPECTED = {
     "original": "chance if the dataset is sound",

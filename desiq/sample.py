@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from desiq.siq import write_siq2
-from mmsoc.records import MCQAItem
+from desiq.records import MCQAItem
 
 SEED = 20240229
 SPLITS = {"train": 40, "val": 16}
@@ -209,7 +209,7 @@ def write_sample(out_dir: str | Path, media: bool = True, seed: int = SEED) -> P
     ``media``: video/<vid>.mp4, audio/wav/<vid>.wav, transcript/<vid>.vtt."""
     import soundfile
 
-    from mmsoc.io import atomic_open, write_text
+    from mmsoc.core.io import atomic_open, write_text
 
     out = Path(out_dir)
     for split in SPLITS:

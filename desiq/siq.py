@@ -6,8 +6,8 @@ import itertools
 import os
 from collections.abc import Iterable, Sequence
 
-from mmsoc.io import InputError, read_jsonl, write_jsonl
-from mmsoc.records import CORRECT_KINDS, ORIGINAL_KINDS, MCQAItem
+from mmsoc.core.io import InputError, read_jsonl, write_jsonl
+from desiq.records import CORRECT_KINDS, ORIGINAL_KINDS, MCQAItem
 
 MAX_OPTIONS = 8
 PERTURBATION_KINDS = frozenset({"riwi", "riwa", "rawi", "rawa", "desiq_d", "desiq_s"})

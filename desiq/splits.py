@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from desiq.perturb import PerturbResult, Scope, perturb
-from mmsoc.records import MCQAItem
+from desiq.records import MCQAItem
 
 VARIANTS = {"d": Scope.other_video, "s": Scope.same_video}
 """DeSIQ_d draws partner answers from other videos, DeSIQ_s from the same video."""

@@ -9,7 +9,7 @@ import torch
 from tqdm.auto import tqdm
 
 from desiq.probe_backends import check_inputs, flatten, split_scores
-from mmsoc.records import MCQAItem
+from desiq.records import MCQAItem
 
 
 def pick_device(device: str | None = None) -> torch.device:

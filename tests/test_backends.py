@@ -10,12 +10,13 @@ import torch
 from PIL import Image
 from transformers import Blip2Config, InstructBlipConfig, LlavaConfig, Qwen2VLConfig
 
-from mmsoc.backends.base import GenerationSettings, Request
-from mmsoc.backends.chat import compose_prompt, detect_family, format_prompt
-from mmsoc.backends.random_baseline import RandomBackend
-from mmsoc.backends.sampling import PerRowSampler
-from mmsoc.tasks.parsing import parse_response
-from mmsoc.tasks.table import TASKS
+from mmsoc.models.base import GenerationSettings, Image as ImagePart, Request, Text
+from mmsoc.models.families import detect_family, format_prompt
+from mmsoc.tasks.kinds.base import compose_prompt
+from mmsoc.models.backends.random_answers import RandomModel
+from mmsoc.models.sampling import PerRowSampler
+from mmsoc.tasks import parse_response
+from mmsoc.tasks.registry import TASKS
 from tiny_models import BUILDERS, build_tiny_bert_classifier, build_tokenizer
 
 
@@ -32,21 +33,24 @@ def images(tmp_path_factory):
 
 def _requests(paths, seed):
     rng = random.Random(0)
-    return [Request("hate", f"m{i}", TASKS["hate"].prompt + " meme" * rng.randint(0, 10), (path,), seed=seed)
-            for i, path in enumerate(paths)]
+    return [Request("hate", f"m{i}", (ImagePart(path), Text(TASKS["hate"].prompt + " meme" * rng.randint(0, 10))),
+                    seed=seed) for i, path in enumerate(paths)]
 
 
 def test_prompt_formats_per_family():
     prompt = "Is this meme hateful? Answer 'Yes' or 'No'."
-    assert format_prompt("llava", None, prompt) == f"USER: <image>\n{prompt} ASSISTANT:"
-    assert format_prompt("llava", None, prompt, has_image=False) == f"USER: {prompt} ASSISTANT:"
-    assert format_prompt("blip2", None, prompt) == f"Question: {prompt} Answer:"
-    assert format_prompt("instructblip", None, prompt) == prompt
+    parts = (ImagePart("x.png"), Text(prompt))
+    assert format_prompt("llava", None, parts) == f"USER: <image>\n{prompt} ASSISTANT:"
+    assert format_prompt("llava", None, parts[1:]) == f"USER: {prompt} ASSISTANT:"
+    assert format_prompt("llava", None, (ImagePart("a"), ImagePart("b"), Text(prompt))) == \
+        f"USER: <image>\n<image>\n{prompt} ASSISTANT:"
+    assert format_prompt("blip2", None, parts) == f"Question: {prompt} Answer:"
+    assert format_prompt("instructblip", None, parts) == prompt
     tok = build_tokenizer()
     tok.chat_template = ("{% for m in messages %}<{{ m.role }}>{% for c in m.content %}"
                          "{% if c.type == 'image' %}[IMG]{% else %}{{ c.text }}{% endif %}{% endfor %}{% endfor %}"
                          "{% if add_generation_prompt %}<assistant>{% endif %}")
-    assert format_prompt("generic", tok, prompt) == f"<user>[IMG]{prompt}<assistant>"
+    assert format_prompt("generic", tok, parts) == f"<user>[IMG]{prompt}<assistant>"
     assert compose_prompt("Q?", 'a "b"') == 'Text: "a "b""\nQ?'
     assert compose_prompt("Q?", "") == "Q?"
 
@@ -60,9 +64,9 @@ def test_family_detected_from_config():
 
 @pytest.mark.parametrize("family", list(BUILDERS))
 def test_results_do_not_depend_on_batch_size(family, tiny_dirs, images):
-    from mmsoc.backends.hf import HFBackend
+    from mmsoc.models.backends.hf import HFModel
 
-    backend = HFBackend(tiny_dirs[family], device="cpu")
+    backend = HFModel(tiny_dirs[family], device="cpu")
     batches = {}
     for greedy, seed in ((True, None), (False, 1)):
         settings = GenerationSettings(greedy=greedy, max_new_tokens=4)
@@ -88,27 +92,27 @@ def test_per_row_sampler_draws_from_the_nucleus():
 
 
 def test_random_baseline_is_seeded_and_answers_with_labels():
-    backend = RandomBackend()
+    backend = RandomModel()
     settings = GenerationSettings(greedy=True)
-    reqs = [Request("sentiment", str(i), "", seed=0) for i in range(300)]
+    reqs = [Request("sentiment", str(i), (), seed=0) for i in range(300)]
     answers = backend.generate(reqs, settings)
     assert answers == backend.generate(reqs, settings)
-    assert answers != backend.generate([Request("sentiment", r.id, "", seed=1) for r in reqs], settings)
+    assert answers != backend.generate([Request("sentiment", r.id, (), seed=1) for r in reqs], settings)
     counts = {label: answers.count(label) for label in TASKS["sentiment"].labels}
     assert sum(counts.values()) == 300 and min(counts.values()) > 70
-    tags = backend.generate([Request("tagging", str(i), "", seed=0) for i in range(50)], settings)
+    tags = backend.generate([Request("tagging", str(i), (), seed=0) for i in range(50)], settings)
     assert all(parse_response("tagging", t, mode="strict").ok for t in tags)
 
 
 def test_finetuned_classifier_baseline_is_deterministic(tmp_path):
-    from mmsoc.backends.text_baseline import TextBaselineBackend
+    from mmsoc.models.backends.text_baseline import TextBaselineModel
     from mmsoc.data import load_examples
 
     bert = build_tiny_bert_classifier(tmp_path / "bert")
     examples = load_examples("hate", "sample", limit=8).examples
-    reqs = [Request("hate", e.id, "", text=e.text, seed=3) for e in examples]
+    reqs = [Request("hate", e.id, (), text=e.text, seed=3) for e in examples]
     settings = GenerationSettings()
-    first = TextBaselineBackend("sample", classifier=str(bert), device="cpu", epochs=1).generate(reqs, settings)
-    again = TextBaselineBackend("sample", classifier=str(bert), device="cpu", epochs=1).generate(reqs, settings)
+    first = TextBaselineModel("sample", classifier=str(bert), device="cpu", epochs=1).generate(reqs, settings)
+    again = TextBaselineModel("sample", classifier=str(bert), device="cpu", epochs=1).generate(reqs, settings)
     assert first == again
     assert all(answer in TASKS["hate"].labels for answer in first)

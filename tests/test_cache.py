@@ -7,7 +7,7 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-from mmsoc.encoders import AudioEncoder, CachedEncoder, FeatureCache, MediaError, VideoEncoder
+from mmsoc.media import AudioEncoder, CachedEncoder, FeatureCache, MediaError, VideoEncoder
 from media_fixtures import VTT, build_tiny_open_clip, write_clip, write_wav
 
 

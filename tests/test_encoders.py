@@ -7,9 +7,9 @@ import pytest
 import torch
 from PIL import Image
 
-from mmsoc.encoders import (AudioEncoder, ImageEncoder, MediaError, TranscriptEncoder, VideoEncoder, build_encoder,
+from mmsoc.media import (AudioEncoder, ImageEncoder, MediaError, TranscriptEncoder, VideoEncoder, build_encoder,
                             parse_subtitles, read_subtitles)
-from mmsoc.encoders.media import frame_indices, read_audio, read_frames, read_frames_pyav
+from mmsoc.media.decode import frame_indices, read_audio, read_frames, read_frames_pyav
 from media_fixtures import (SR, VTT, build_tiny_hf_clip, build_tiny_open_clip, build_tiny_wav2vec2, write_clip,
                                     write_wav)
 
@@ -152,7 +152,7 @@ def test_wav2vec2_encoder_equals_a_direct_model_call(media):
 
 
 def test_transcript_encoder_embeds_each_cue_with_minilm(media):
-    from mmsoc.text_encoder import embed_texts
+    from mmsoc.media.sentences import embed_texts
 
     features = TranscriptEncoder().encode_files([media["dir"] / "talk.vtt"])[0]
     np.testing.assert_allclose(features, embed_texts(["I feel so happy today.", "What a wonderful day, really."]),

@@ -15,13 +15,14 @@ import pytest
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
-from mmsoc.tasks.table import TASK_IDS, TASKS, parse_task_list
+from mmsoc.tasks import parse_task_list, task_ids
+from mmsoc.tasks.registry import TASKS
 from tiny_models import BUILDERS
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
 """Child processes: CPU only, one thread each (the CPUs are shared)."""
-CLASSIFICATION = tuple(t for t in TASK_IDS if TASKS[t].kind == "classification")
+CLASSIFICATION = tuple(t for t in task_ids() if TASKS[t].kind == "classification")
 
 
 def _eval(*args: str):
@@ -39,13 +40,13 @@ def test_every_task_runs_end_to_end(family, tiny_dirs, tmp_path):
     _eval("--task", "all", "--model", tiny_dirs[family], "--greedy", "--limit", "2", "--max-new-tokens", "4",
           "--out", str(tmp_path))
     metrics = json.loads((tmp_path / "metrics.json").read_text())
-    assert list(metrics) == list(TASK_IDS)
+    assert list(metrics) == list(task_ids())
     for task, entry in metrics.items():
         assert entry["n"] == 2 and 0.0 <= entry["success_rate"] <= 1.0
         assert TASKS[task].headline in entry["metrics"]
     assert {"wer", "cer"} <= set(metrics["ocr"]["metrics"]) and "jaccard" in metrics["tagging"]["metrics"]
     rows = _rows(tmp_path)
-    assert len(rows) == 2 * len(TASK_IDS)
+    assert len(rows) == 2 * len(task_ids())
     assert {"task", "id", "seed", "prompt_version", "raw", "parsed", "valid", "reference"} <= set(rows[0])
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["model"] == tiny_dirs[family] and config["greedy"] and config["seeds"] is None
@@ -61,7 +62,7 @@ def test_greedy_predictions_identical_for_batch_sizes_1_and_8(tiny_dirs, tmp_pat
 
 
 def test_task_lists_are_parsed_alike_by_every_command(tmp_path):
-    assert parse_task_list("all") == TASK_IDS
+    assert parse_task_list("all") == task_ids()
     assert parse_task_list(" hate, ocr,hate ") == ("hate", "ocr")
     with pytest.raises(ValueError, match="at least one task"):
         parse_task_list(" , ")

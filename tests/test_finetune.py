@@ -11,22 +11,24 @@ import torch
 from PIL import Image
 from typer.testing import CliRunner
 
-from mmsoc.backends.base import GenerationSettings
-from mmsoc.backends.chat import format_prompt
-from mmsoc.backends.hf import HFBackend, load_hf_model
+from mmsoc.models.base import GenerationSettings
+from mmsoc.models.families import format_prompt
+from mmsoc.models.backends.hf import HFModel, load_hf_model
 from mmsoc.cli import app
 from mmsoc.data import load_examples
-from mmsoc.finetune.collate import IGNORE_INDEX, TrainCollator
-from mmsoc.finetune.data import build_training_set
-from mmsoc.finetune.explanations import Explanation, read_explanations
-from mmsoc.finetune.merge import merge_adapter
-from mmsoc.finetune.targets import answer_part, answer_text, with_explanation
-from mmsoc.finetune.train import LoraSettings, TrainSettings, train_lora
-from mmsoc.finetune.why_prompts import WHY_PROMPTS, why_prompt
-from mmsoc.io import InputError
-from mmsoc.records import Example
-from mmsoc.tasks.parsing import parse_response
-from mmsoc.tasks.table import TASKS, YOUTUBE_TOPICS
+from mmsoc.runners.finetune.collate import IGNORE_INDEX, TrainCollator
+from mmsoc.runners.finetune.data import build_training_set
+from mmsoc.runners.finetune.explanations import Explanation, read_explanations
+from mmsoc.runners.finetune.merge import merge_adapter
+from mmsoc.runners.finetune.data import answer_text
+from mmsoc.tasks.kinds.base import answer_part, with_explanation
+from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, train_lora
+from mmsoc.runners.finetune.explain import why_prompt
+from mmsoc.core.io import InputError
+from mmsoc.core.records import Example
+from mmsoc.tasks import parse_response
+from mmsoc.tasks.mmsoc.table import YOUTUBE_TOPICS
+from mmsoc.tasks.registry import TASKS
 
 PROMPTS = {task: spec.prompt for task, spec in TASKS.items()}
 # A tiny random model: LoRA on the output layer too, and a high learning rate, so it learns in seconds.
@@ -104,8 +106,10 @@ def test_explained_target_keeps_the_answer_first_and_parseable():
 
 
 def test_why_prompts_cover_every_label_and_quote_the_release():
-    for task, prompts in WHY_PROMPTS.items():
-        assert set(prompts) == set(TASKS[task].labels)
+    explained = [spec for spec in TASKS.values() if spec.why and spec.kind == "classification"]
+    assert len(explained) == 7
+    for spec in explained:
+        assert set(dict(spec.why)) == set(spec.labels)
     assert why_prompt("hate", "hateful") == "Why do you think this meme is potentially hateful?"
     assert why_prompt("tagging", ["film", "music"]) == 'Why do the tags "film,music" potentially fit this online video?'
     with pytest.raises(ValueError, match="no label to explain"):
@@ -147,7 +151,7 @@ def test_ocr_requests_never_show_the_answer_text(hate_humor):
 
 def test_labels_cover_exactly_the_target_and_eos(tiny_llava, hate_humor):
     _, processor, family = load_hf_model(str(tiny_llava))
-    collator = TrainCollator(processor, lambda r: format_prompt(family, processor, r.prompt, has_image=True))
+    collator = TrainCollator(processor, lambda r: format_prompt(family, processor, r.parts))
     items = hate_humor.items[:3] + hate_humor.items[-2:]
     batch = collator(items)
     tok = processor.tokenizer
@@ -160,7 +164,7 @@ def test_labels_cover_exactly_the_target_and_eos(tiny_llava, hate_humor):
         assert tok.decode(ids[learnt]) == item.target + tok.eos_token
         assert int(mask.sum()) == int(learnt.nonzero().max()) + 1  # padding only after the target
         image = Image.open(item.request.images[0]).convert("RGB")
-        prompt = processor(text=[format_prompt(family, processor, item.request.prompt)], images=[image],
+        prompt = processor(text=[format_prompt(family, processor, item.request.parts)], images=[image],
                            return_tensors="pt")
         n_prompt = prompt["input_ids"].shape[1]
         assert torch.equal(ids[:n_prompt], prompt["input_ids"][0]) and not learnt[:n_prompt].any()
@@ -180,8 +184,8 @@ def test_loss_falls_and_log_has_every_step(trained):
 
 def test_adapter_answers_in_format_where_the_base_model_does_not(tiny_llava, trained, hate_humor):
     requests = [item.request for item in hate_humor.items]
-    base = HFBackend(str(tiny_llava)).generate(requests, GREEDY)
-    tuned = HFBackend(str(tiny_llava), adapter=str(trained.adapter_dir)).generate(requests, GREEDY)
+    base = HFModel(str(tiny_llava)).generate(requests, GREEDY)
+    tuned = HFModel(str(tiny_llava), adapter=str(trained.adapter_dir)).generate(requests, GREEDY)
 
     def parsed(responses):
         return [parse_response(r.task, raw, "strict") for r, raw in zip(requests, responses)]
@@ -197,8 +201,8 @@ def test_adapter_answers_in_format_where_the_base_model_does_not(tiny_llava, tra
 
 def test_adapter_reloads_and_merges_with_identical_outputs(tiny_llava, trained, merged, hate_humor):
     requests = [item.request for item in hate_humor.items[::8]]
-    with_adapter = HFBackend(str(tiny_llava), adapter=str(trained.adapter_dir))
-    folded = HFBackend(str(merged))
+    with_adapter = HFModel(str(tiny_llava), adapter=str(trained.adapter_dir))
+    folded = HFModel(str(merged))
     assert folded.generate(requests, GREEDY) == with_adapter.generate(requests, GREEDY)
     batch = with_adapter.encode(requests)
     with torch.no_grad():
@@ -232,7 +236,7 @@ def test_explanation_augmented_model_answers_first(tiny_llava, tmp_path):
     model, processor, family = load_hf_model(str(tiny_llava))
     result = train_lora(model, processor, family, training.items, tmp_path / "ad", LORA,
                         TrainSettings(epochs=30, batch_size=8, micro_batch_size=8, learning_rate=1e-2))
-    tuned = HFBackend(str(tiny_llava), adapter=str(result.adapter_dir))
+    tuned = HFModel(str(tiny_llava), adapter=str(result.adapter_dir))
     responses = tuned.generate([i.request for i in training.items], GenerationSettings(greedy=True, max_new_tokens=16))
     answers = [parse_response("hate", answer_part(raw), "strict") for raw in responses]
     assert sum(a.ok for a in answers) / len(answers) >= 0.9, responses

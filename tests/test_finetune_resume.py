@@ -19,11 +19,11 @@ LORA = "rank=4, alpha=8, dropout=0.1, target_modules=('q_proj', 'v_proj', 'lm_he
 TRAIN = """
 import os, sys, torch
 torch.set_num_threads(1)
-from mmsoc.backends.hf import load_hf_model
+from mmsoc.models.backends.hf import load_hf_model
 from mmsoc.data import load_examples
-from mmsoc.finetune.data import build_training_set
-from mmsoc.finetune.train import LoraSettings, TrainSettings, train_lora
-from mmsoc.tasks.table import TASKS
+from mmsoc.runners.finetune.data import build_training_set
+from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, train_lora
+from mmsoc.tasks.registry import TASKS
 def train(model_dir, out, resume=False, on_step=None):
     items = build_training_set(load_examples("hate", "sample", "train", limit=16).examples,
                                {t: s.prompt for t, s in TASKS.items()}).items

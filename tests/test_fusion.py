@@ -18,7 +18,7 @@ from desiq.fusion import FusionConfig, FusionProbe, FusionScorer, InputSetting, 
 from desiq.sample import write_sample
 from desiq.siq import read_siq2, to_a2, write_siq2
 from desiq.splits import build_split
-from mmsoc.encoders import FeatureCache
+from mmsoc.media import FeatureCache
 from media_fixtures import build_tiny_open_clip, build_tiny_t5
 
 REPO = Path(__file__).parents[1]

@@ -13,9 +13,10 @@ from sklearn.metrics import (accuracy_score, f1_score, hamming_loss, jaccard_sco
                              roc_auc_score)
 from sklearn.preprocessing import MultiLabelBinarizer
 
-from mmsoc.metrics import normalize_ocr, score_task, score_task_detailed
+from mmsoc.metrics.normalize import normalize_ocr
+from mmsoc.tasks import score_task, score_task_detailed
 from mmsoc.metrics.text import wordnet_or_none
-from mmsoc.tasks import YOUTUBE_TOPICS
+from mmsoc.tasks.mmsoc.table import YOUTUBE_TOPICS
 
 TOL = 1e-9
 
@@ -141,7 +142,7 @@ def test_generation_embedding_metrics_match_libraries(generation):
     import bert_score
     from sentence_transformers import SentenceTransformer
 
-    from mmsoc.text_encoder import default_text_encoder_path
+    from mmsoc.media.sentences import default_text_encoder_path
 
     path = default_text_encoder_path()
     keep = [i for i, p in enumerate(GEN_PRED) if p.strip()]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU
 
-from mmsoc.metrics import score_task, score_task_detailed
+from mmsoc.tasks import score_task, score_task_detailed
 from mmsoc.metrics.bleu import segment_statistics, tokenize
 from mmsoc.metrics.text import edit_rates
 

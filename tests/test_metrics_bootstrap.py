@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmsoc.metrics import score_task, score_task_detailed
+from mmsoc.tasks import score_task, score_task_detailed
 from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
 
 CASES = {

@@ -11,7 +11,7 @@ from sklearn.preprocessing import MultiLabelBinarizer
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
-from mmsoc.tasks import YOUTUBE_TOPICS
+from mmsoc.tasks.mmsoc.table import YOUTUBE_TOPICS
 
 
 def _score(*args: str):
@@ -78,6 +78,8 @@ def test_bad_file_is_a_clear_error(tmp_path):
     path = tmp_path / "p.csv"
     path.write_text("id,pred,reference\n1,a,b\n")
     result = _score("--task", "hate", "--predictions", str(path), "--out", str(tmp_path / "o"))
-    assert result.exit_code != 0
-    assert "line 1" in str(result.exception) and "prediction" in str(result.exception)
+    assert result.exit_code == 2
+    assert result.output.startswith("error: ") and "line 1" in result.output and "prediction" in result.output
+    unknown = _score("--task", "nosuch", "--predictions", str(path), "--out", str(tmp_path / "o"))
+    assert unknown.exit_code == 2 and unknown.output.strip().startswith("error: unknown task 'nosuch'")
     assert not (tmp_path / "o" / "metrics.json").exists()

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from mmsoc.data import load_examples
-from mmsoc.io import InputError
+from mmsoc.core.io import InputError
 
 MEMOTION_HEADER = ["", "image_name", "text_ocr", "text_corrected", "humour", "sarcasm", "offensive",
                    "motivational", "overall_sentiment", "split"]
@@ -212,8 +212,8 @@ def test_hub_rows_convert_through_the_local_loaders(tmp_path, monkeypatch):
 def test_hub_offline_error_says_how_to_use_local_files(tmp_path):
     env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path),
            "MMSOC_CACHE": str(tmp_path)}
-    code = ("from mmsoc.data import load_examples\n"
-            "try:\n    load_examples('sarcasm', 'hub')\nexcept RuntimeError as err:\n    print(err)\n")
+    code = ("from mmsoc.data import load_examples\nfrom mmsoc.data.hub import HubUnavailable\n"
+            "try:\n    load_examples('sarcasm', 'hub')\nexcept HubUnavailable as err:\n    print(err)\n")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120).stdout
     assert "cannot reach the Hugging Face hub for Ahren09/MMSoc_Memotion" in out
     assert "--data DIR" in out and "--data sample" in out

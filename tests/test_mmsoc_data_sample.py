@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 from mmsoc.cli import app
 from mmsoc.data import load_examples
 from mmsoc.data.sample import N_TEST, N_TRAIN, write_sample
-from mmsoc.tasks import TASK_IDS, TASKS
+from mmsoc.tasks import task_ids
+from mmsoc.tasks.registry import TASKS
 
 CLASSIFICATION = [t for t, spec in TASKS.items() if spec.kind == "classification"]
 
@@ -27,7 +28,7 @@ def sample_dir(tmp_path_factory) -> Path:
 
 
 def test_every_task_has_train_and_test(sample_dir):
-    for task in TASK_IDS:
+    for task in task_ids():
         sizes = {}
         for split in ("train", "test"):
             result = load_examples(task, str(sample_dir), split)
@@ -124,7 +125,7 @@ def test_cli_sample_tasks_and_check(tmp_path):
     again = runner.invoke(app, ["data", "sample", "--out", str(out)], env={"COLUMNS": "200"})
     assert again.exit_code != 0 and "not empty" in again.output
     listing = runner.invoke(app, ["tasks"], env={"COLUMNS": "200"})
-    assert listing.exit_code == 0 and all(task in listing.output for task in TASK_IDS)
+    assert listing.exit_code == 0 and all(task in listing.output for task in task_ids())
     (out / "hateful_memes/img/10001.png").unlink()
     check = runner.invoke(app, ["data", "check", "--data", str(out), "--split", "train", "--task", "hate"],
                           env={"COLUMNS": "200"})

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from mmsoc.io import InputError
-from mmsoc.tasks.parsing import ParseResult, parse_response, parse_responses, success_rate
+from mmsoc.core.io import InputError
+from mmsoc.tasks import parse_response
+from mmsoc.tasks.kinds.base import Parsed as ParseResult
 from mmsoc.tasks.prompts import load_prompt_overrides, prompt_for
 
 INVALID = None
@@ -79,11 +80,12 @@ def test_ocr(raw, strict, lenient):
     assert parse_response("ocr", raw, "lenient") == ParseResult(lenient, lenient is not None)
 
 
-def test_generation_and_success_rate():
-    results = parse_responses("social_context", ["  A meme about work.\n", "   ", "It mocks politicians."])
-    assert [r.label for r in results] == ["A meme about work.", None, "It mocks politicians."]
-    assert success_rate(results) == pytest.approx(2 / 3)
-    assert success_rate([]) == 0.0
+def test_generation_and_explanations():
+    results = [parse_response("social_context", raw) for raw in ["  A meme about work.\n", "   ", "It mocks x."]]
+    assert [(r.label, r.ok) for r in results] == [("A meme about work.", True), (None, False), ("It mocks x.", True)]
+    # What explanation fine-tuning teaches a model to write is cut off before parsing the answer.
+    assert parse_response("hate", "Yes Explanation: the text insults a group.", "strict") == ParseResult("hateful", True)
+    assert parse_response("hate", "Yes Explanation: the text insults a group.", "lenient") == ParseResult("hateful", True)
     with pytest.raises(ValueError, match="parse mode"):
         parse_response("hate", "Yes", "loose")
 

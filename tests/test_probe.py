@@ -10,7 +10,7 @@ from desiq.probe_backends import make_probe
 from desiq.probe_report import write_probe_outputs
 from desiq.sample import sample_items
 from desiq.siq import read_siq2
-from desiq.stats import cluster_bootstrap_ci
+from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
 from siq_data import REAL_SIQ2, needs_real_data, split_by_video
 
 

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from mmsoc.cli import app
 from mmsoc.data.load import load_examples
-from mmsoc.metrics import score_task
+from mmsoc.tasks import score_task
 from mmsoc.report import ReportSettings, write_report
-from mmsoc.tasks import TASKS
+from mmsoc.tasks.registry import TASKS
 
 TASKS_USED = ("misinfo_politifact", "tagging", "hate", "sentiment", "ocr", "image_description")
 N_BOOT = 200

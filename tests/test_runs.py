@@ -8,15 +8,17 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from mmsoc.backends.base import GenerationSettings
-from mmsoc.backends.random_baseline import RandomBackend
-from mmsoc.runs import METRICS, PREDICTIONS, RunConfig, RunConfigError, read_rows, run_eval, summarize
-from mmsoc.runs.store import merge_logs, row_key
+from mmsoc.models.base import GenerationSettings
+from mmsoc.models.backends.random_answers import RandomModel
+from mmsoc.core.runfolder import METRICS, PREDICTIONS, RunFolder, RunFolderError
+from mmsoc.runners.config import RunConfig
+from mmsoc.runners.eval import run_eval
+from mmsoc.runners.summary import summarize
 
 TASKS = ("hate", "tagging")
 
 
-class CountingRandom(RandomBackend):
+class CountingRandom(RandomModel):
     """The random baseline, counting the requests it is asked to answer."""
 
     def __init__(self):
@@ -50,39 +52,41 @@ def test_rerun_resumes_and_skips_done_work(tmp_path):
     more = CountingRandom()
     _run(tmp_path, more, limit=7)
     assert more.asked == 2 * 2 * 2
-    keys = [row_key(row) for row in read_rows(tmp_path)]
+    folder = RunFolder(tmp_path)
+    keys = [folder.key(row) for row in folder.rows()]
     assert len(keys) == len(set(keys)) == 2 * 2 * 7
     saved = json.loads((tmp_path / "config.json").read_text())
     assert saved["seeds"] == [0, 1] and saved["adapter"] is None and "batch_size" not in saved
 
 
 def test_different_config_is_refused(tmp_path):
-    _run(tmp_path, RandomBackend())
-    with pytest.raises(RunConfigError, match="max_new_tokens: 256 there, 32 now"):
-        _run(tmp_path, RandomBackend(), max_new_tokens=32)
+    _run(tmp_path, RandomModel())
+    with pytest.raises(RunFolderError, match="max_new_tokens: 256 there, 32 now"):
+        _run(tmp_path, RandomModel(), max_new_tokens=32)
 
 
 def test_partial_last_line_is_dropped_and_redone(tmp_path):
     reference = tmp_path / "whole"
-    _run(reference, RandomBackend())
+    _run(reference, RandomModel())
     crashed = tmp_path / "crashed"
-    _run(crashed, RandomBackend(), limit=2)
+    _run(crashed, RandomModel(), limit=2)
     log = crashed / PREDICTIONS
     log.write_bytes(log.read_bytes() + b'{"task": "hate", "id": "100')  # killed mid-write
-    _run(crashed, RandomBackend())
+    _run(crashed, RandomModel())
     assert log.read_bytes() == (reference / PREDICTIONS).read_bytes()
     assert (crashed / METRICS).read_bytes() == (reference / METRICS).read_bytes()
 
 
 def test_merge_of_rank_logs_restores_single_process_order(tmp_path):
-    _run(tmp_path, RandomBackend())
+    _run(tmp_path, RandomModel())
     single = (tmp_path / PREDICTIONS).read_bytes()
     lines = single.decode().splitlines(keepends=True)
-    order = [row_key(json.loads(line)) for line in lines]
+    folder = RunFolder(tmp_path)
+    order = [folder.key(json.loads(line)) for line in lines]
     (tmp_path / PREDICTIONS).write_text("".join(lines[:3]))
     (tmp_path / "predictions.rank0.jsonl").write_text("".join(reversed(lines[0::2])))
     (tmp_path / "predictions.rank1.jsonl").write_text("".join(lines[1::2]))
-    merge_logs(tmp_path, order)
+    folder.merge(order)
     assert (tmp_path / PREDICTIONS).read_bytes() == single
     assert not list(tmp_path.glob("predictions.rank*"))
 
@@ -102,7 +106,7 @@ def test_metrics_are_means_over_seeds_of_per_seed_scores():
     assert entry["n"] == 4
     assert entry["success_rate"] == pytest.approx(7 / 8) and entry["success_rate_strict"] == pytest.approx(6 / 8)
     assert entry["metrics"]["accuracy"] == pytest.approx((3 / 4 + 1 / 4) / 2)
-    assert entry["metrics_std"]["accuracy"] == pytest.approx(0.25)
+    assert entry["metrics_std"]["accuracy"] == pytest.approx(np.std([3 / 4, 1 / 4], ddof=1))
     wrong = [p if p is not None else "<invalid>" for p in seed1]  # an invalid answer is simply wrong
     f1 = [f1_score(refs, seed0, average="macro"), f1_score(refs, wrong, labels=["hateful", "not_hateful"],
                                                             average="macro", zero_division=0)]
@@ -120,8 +124,9 @@ def test_items_without_an_image_are_skipped_and_recorded(tmp_path):
     (data / "hateful_memes/img/10042.png").unlink()
     config = RunConfig.create(GenerationSettings(greedy=True), None, model="random", tasks=("hate",),
                               data=str(data), prompt_version={"hate": "mmsoc-v1"})
-    metrics = run_eval(config, tmp_path / "run", RandomBackend, limit=4, progress=False, needs_images=True)
+    metrics = run_eval(config, tmp_path / "run", RandomModel, limit=4, progress=False,
+                       modalities=frozenset({"text", "image"}))
     assert metrics["hate"]["n"] == 3
-    assert [row["id"] for row in read_rows(tmp_path / "run")] == ["10041", "10043", "10044"]
+    assert [row["id"] for row in RunFolder(tmp_path / "run").rows()] == ["10041", "10043", "10044"]
     problems = [json.loads(line) for line in (tmp_path / "run/problems.jsonl").read_text().splitlines()]
     assert [p["id"] for p in problems if "skipped" in p["problem"]] == ["10042"]

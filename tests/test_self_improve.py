@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from mmsoc.backends.base import GenerationSettings
-from mmsoc.backends.hf import HFBackend
+from mmsoc.models.base import GenerationSettings
+from mmsoc.models.backends.hf import HFModel
 from mmsoc.data import load_examples
-from mmsoc.finetune.self_improve import REVISE_TEMPLATE, run_self_improve
-from mmsoc.finetune.targets import answer_text
-from mmsoc.tasks.table import TASKS
-from mmsoc.text_encoder import default_text_encoder_path, load_sentence_encoder
+from mmsoc.runners.finetune.self_improve import REVISE_TEMPLATE, run_self_improve
+from mmsoc.runners.finetune.data import answer_text
+from mmsoc.tasks.registry import TASKS
+from mmsoc.media.sentences import default_text_encoder_path, load_sentence_encoder
 
 ROUNDS = 6
 
@@ -26,7 +26,7 @@ def run(tiny_llava, tmp_path_factory):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     root = tmp_path_factory.mktemp("self_improve")
-    backend = HFBackend(str(tiny_llava))
+    backend = HFModel(str(tiny_llava))
     examples = load_examples("humor", "sample", "test", limit=4).examples
     settings = GenerationSettings(max_new_tokens=5)
     metrics = run_self_improve(backend, examples, TASKS["humor"].prompt, "mmsoc-v1", root / "run", ROUNDS, settings,

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from desiq.siq import a2_a4_from_answers, read_siq2, siq2_row, to_a2, write_siq2
-from mmsoc.io import InputError
+from mmsoc.core.io import InputError
 from siq_data import REAL_SIQ2, needs_real_data
 
 ROW = {"qid": "vid1_q0_0", "q": "How does he feel?", "vid_name": "vid1", "ts": "0.00-60.0",

@@ -30,7 +30,8 @@ from transformers import (
     PreTrainedTokenizerFast,
 )
 
-from mmsoc.tasks.table import TASKS, YOUTUBE_TOPICS
+from mmsoc.tasks.mmsoc.table import YOUTUBE_TOPICS
+from mmsoc.tasks.registry import TASKS
 
 IMAGE_SIZE = 32
 PATCH = 8

@@ -7,8 +7,10 @@ from typing import Annotated
 
 import typer
 
-from desiq.cli import app
+from mmsoc.core.cli import commands
 from desiq.commands.options import Config, OptionPerturbKind, console
+
+app = commands()
 cache_app = typer.Typer(help="The on-disk feature cache of the media encoders.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 
@@ -55,8 +57,8 @@ def train(
 ) -> None:
     """Train the T5-fusion model with early stopping on qa_val.json; write the model and metrics.json."""
     from desiq.fusion import FusionConfig, default_encoders, fusion_accelerator, train_fusion
-    from mmsoc.encoders import FeatureCache
-    from mmsoc.io import write_json
+    from mmsoc.media import FeatureCache
+    from mmsoc.core.io import write_json
 
     train_items, dev_items = _qa(data, "train"), _qa(data, "val")
     encoders = default_encoders(video_encoder, None if video_pretrained.lower() == "none" else video_pretrained,
@@ -96,8 +98,8 @@ def evaluate(
 
     from desiq.fusion import FusionScorer, accuracy, fusion_accelerator
     from desiq.perturb import perturb as apply
-    from mmsoc.encoders import FeatureCache
-    from mmsoc.io import write_json, write_jsonl
+    from mmsoc.media import FeatureCache
+    from mmsoc.core.io import write_json, write_jsonl
 
     items = _qa(data, split)
     if perturb is not None:
@@ -131,7 +133,7 @@ def evaluate(
 @cache_app.command("info")
 def cache_info(cache_dir: CacheDir = None) -> None:
     """Show the cache folder and its entries and size per modality."""
-    from mmsoc.encoders import FeatureCache
+    from mmsoc.media import FeatureCache
 
     cache = FeatureCache(cache_dir)
     stats = cache.stats()
@@ -148,7 +150,7 @@ def cache_clear(
     cache_dir: CacheDir = None,
 ) -> None:
     """Delete cached features (all, or one modality's)."""
-    from mmsoc.encoders import FeatureCache
+    from mmsoc.media import FeatureCache
 
     cache = FeatureCache(cache_dir)
     typer.echo(f"removed {cache.clear(modality)} entries from {cache.root}")

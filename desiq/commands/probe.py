@@ -8,8 +8,10 @@ from typing import Annotated
 
 import typer
 
-from desiq.cli import app
+from mmsoc.core.cli import commands
 from desiq.commands.options import console
+
+app = commands()
 
 ProbeInputs = Enum("ProbeInputs", {k: k for k in ("a", "q+a", "a+t", "a+v", "a+s", "q+a+t")}, type=str)
 ProbeName = Enum("ProbeName", {n: n for n in ("embed-linear", "tfidf-linear", "t5", "fusion")}, type=str)

@@ -8,9 +8,11 @@ from typing import Annotated
 
 import typer
 
-from desiq.cli import app
+from mmsoc.core.cli import commands
 from desiq.commands.options import Config, PerturbKind, console
 from desiq.perturb import Scope
+
+app = commands()
 
 data_app = typer.Typer(help="The embedded sample dataset.", no_args_is_help=True)
 app.add_typer(data_app, name="data")

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from desiq.fusion.inputs import media_path
-from mmsoc.encoders import CachedEncoder, MediaError
-from mmsoc.records import MCQAItem
+from mmsoc.media import CachedEncoder, MediaError
+from desiq.records import MCQAItem
 
 
 def pool_tokens(array: np.ndarray, max_tokens: int) -> np.ndarray:

@@ -10,7 +10,7 @@ from torch import nn
 
 from desiq.fusion.features import MediaFeatures
 from desiq.fusion.inputs import MEDIA
-from mmsoc.records import MCQAItem
+from desiq.records import MCQAItem
 
 
 class FusionModel(nn.Module):

@@ -10,8 +10,8 @@ import torch
 
 from desiq.fusion.features import MediaFeatures
 from desiq.fusion.runner import FusionConfig, FusionScorer, default_encoders, train_fusion
-from mmsoc.encoders import EncoderSpec, FeatureCache
-from mmsoc.records import MCQAItem
+from mmsoc.media import EncoderSpec, FeatureCache
+from desiq.records import MCQAItem
 
 
 class FusionProbe:

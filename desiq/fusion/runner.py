@@ -16,9 +16,9 @@ from desiq.fusion.features import MediaFeatures, extract
 from desiq.fusion.inputs import InputSetting
 from desiq.fusion.model import FusionModel, collate
 from desiq.siq import to_a2
-from mmsoc.encoders import AudioEncoder, CachedEncoder, EncoderSpec, FeatureCache, TranscriptEncoder, VideoEncoder, build_encoder
-from mmsoc.io import write_json
-from mmsoc.records import MCQAItem
+from mmsoc.media import AudioEncoder, CachedEncoder, EncoderSpec, FeatureCache, TranscriptEncoder, VideoEncoder, build_encoder
+from mmsoc.core.io import write_json
+from desiq.records import MCQAItem
 
 CONFIG_FILE = "fusion_config.json"
 HEAD_FILE = "fusion_head.safetensors"
@@ -152,11 +152,11 @@ def _item_loss(scores: torch.Tensor, counts: list[int], targets: torch.Tensor) -
 
 def fusion_accelerator():
     """The Accelerator of training and evaluation: one process by default, one per ``accelerate launch``
-    process otherwise (on the CPU too, see ``mmsoc.distributed``); media of some items may be masked,
+    process otherwise (on the CPU too, see ``mmsoc.core.distributed``); media of some items may be masked,
     so DDP looks for unused parameters."""
     from accelerate.utils import DistributedDataParallelKwargs
 
-    from mmsoc.distributed import make_accelerator
+    from mmsoc.core.distributed import make_accelerator
 
     return make_accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
 

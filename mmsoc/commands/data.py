@@ -5,14 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from mmsoc.cli import app
-from mmsoc.data import load_examples
-from mmsoc.data.sample import N_TEST, N_TRAIN, write_sample
-from mmsoc.io import InputError
-from mmsoc.tasks.table import TASK_IDS
+from mmsoc.core.cli import commands
+
+app = commands()
 
 data_app = typer.Typer(help="MM-Soc data: the embedded sample and checks of local data folders.",
                        no_args_is_help=True)
@@ -25,6 +21,8 @@ def sample(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace the folder's contents if it is not empty."),
 ) -> None:
     """Write the embedded sample data (every task, train and test splits) in the local layout."""
+    from mmsoc.data.sample import N_TEST, N_TRAIN, write_sample
+
     try:
         write_sample(out, overwrite=overwrite)
     except FileExistsError as err:
@@ -40,12 +38,19 @@ def check(
     limit: int = typer.Option(None, "--limit", min=0, help="Load at most this many items per task."),
 ) -> None:
     """Load each task's split and report item counts and per-item problems (missing images, ...)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from mmsoc.core.io import InputError, UsageError
+    from mmsoc.data import load_examples
+    from mmsoc.tasks import task_ids
+
     console, failed = Console(), False
     table = Table("task", "items", "problems", "first problem", title=f"data: {data} ({split})")
-    for task_id in task or TASK_IDS:
+    for task_id in task or task_ids("mmsoc"):
         try:
             result = load_examples(task_id, data, split, limit)
-        except (InputError, RuntimeError, KeyError) as err:
+        except (InputError, UsageError, KeyError) as err:
             table.add_row(task_id, "-", "error", str(err))
             failed = True
             continue

@@ -7,9 +7,11 @@ from typing import Optional
 
 import typer
 
-from mmsoc.backends.base import PAPER_SEEDS
-from mmsoc.cli import app
 from mmsoc.commands import options
+from mmsoc.core.cli import commands
+from mmsoc.models.base import PAPER_SEEDS
+
+app = commands()
 
 PAPER_SEEDS_TEXT = ",".join(map(str, PAPER_SEEDS))
 
@@ -28,8 +30,8 @@ def _seeds(value: str) -> tuple[int, ...]:
 def eval_command(
     task: str = typer.Option(..., "--task", help="Task id, comma-separated task ids, or 'all'."),
     model: str = typer.Option(..., "--model", help="Hub id or local folder of an image-text-to-text model, "
-                              "'text-baseline' (frozen MiniLM + logistic regression), 'text-baseline:ID_OR_DIR' "
-                              "(fine-tune that sequence classifier) or 'random'."),
+                              "or a backend: 'random', 'text-baseline' (frozen MiniLM + logistic regression), "
+                              "'text-baseline:ID_OR_DIR' (fine-tune that sequence classifier)."),
     out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl, config.json, metrics.json. "
                              "Rerunning the same command resumes it."),
     data: str = options.DATA,
@@ -50,28 +52,24 @@ def eval_command(
     progress: bool = options.PROGRESS,
 ) -> None:
     """Evaluate MODEL on MM-Soc tasks, logging every prediction and writing metrics.json."""
-    from mmsoc.backends.base import GenerationSettings
-    from mmsoc.backends.registry import make_backend, needs_images
-    from mmsoc.io import InputError
-    from mmsoc.runs import RunConfig, RunConfigError, resolve_prompts, run_eval
+    from mmsoc.models.base import GenerationSettings
+    from mmsoc.models.registry import ModelOptions, make_model, modalities
+    from mmsoc.runners.config import RunConfig
+    from mmsoc.runners.eval import resolve_prompts, run_eval
+    from mmsoc.tasks import parse_task_list
     from mmsoc.tasks.prompts import load_prompt_overrides
-    from mmsoc.tasks.table import parse_task_list
 
     settings = GenerationSettings(greedy=greedy, max_new_tokens=max_new_tokens, top_p=top_p, temperature=temperature)
-    try:
-        tasks = parse_task_list(task)
-        overrides = load_prompt_overrides(prompts_file, model) if prompts_file else None
-        prompts = resolve_prompts(tasks, prompt_version, overrides)
-        data_id = data if data == "sample" or data.startswith("hf://") or data == "hub" else str(Path(data).resolve())
-        config = RunConfig.create(settings, None if greedy else _seeds(seeds), model=model, tasks=tasks,
-                                  data=data_id, split=split, adapter=adapter, dtype=dtype,
-                                  prompt_version={t: v for t, (_, v) in prompts.items()})
-        metrics = run_eval(config, out, lambda: make_backend(model, data_id, dtype, device, adapter), prompts=prompts,
-                           batch_size=batch_size, limit=limit, progress=progress, fast_metrics=fast_metrics,
-                           needs_images=needs_images(model))
-    except (InputError, RunConfigError, KeyError, OSError, ValueError) as err:
-        typer.echo(f"error: {err.args[0] if isinstance(err, KeyError) else err}", err=True)
-        raise typer.Exit(2) from None
+    tasks = parse_task_list(task)
+    overrides = load_prompt_overrides(prompts_file, model) if prompts_file else None
+    prompts = resolve_prompts(tasks, prompt_version, overrides)
+    data_id = data if data == "sample" or data.startswith("hf://") or data == "hub" else str(Path(data).resolve())
+    config = RunConfig.create(settings, None if greedy else _seeds(seeds), model=model, tasks=tasks,
+                              data=data_id, split=split, adapter=adapter, dtype=dtype,
+                              prompt_version={t: v for t, (_, v) in prompts.items()})
+    options = ModelOptions(data=data_id, dtype=dtype, device=device, adapter=adapter)
+    metrics = run_eval(config, out, lambda: make_model(model, options), prompts=prompts, batch_size=batch_size,
+                       limit=limit, progress=progress, fast_metrics=fast_metrics, modalities=modalities(model))
     if metrics:
         _print_summary(metrics)
 
@@ -80,7 +78,7 @@ def _print_summary(metrics: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from mmsoc.tasks.table import get_task
+    from mmsoc.tasks import get_task
 
     table = Table("task", "n", "success", "strict success", "headline")
     for task, entry in metrics.items():

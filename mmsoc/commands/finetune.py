@@ -7,17 +7,10 @@ from typing import Optional
 
 import typer
 
-from mmsoc.cli import app
+from mmsoc.core.cli import commands
 from mmsoc.commands import options
 
-_ERRORS = (FileExistsError, FileNotFoundError, KeyError, OSError, ValueError)
-"""Expected failures (bad input, taken folders); InputError is a ValueError."""
-
-
-def _fail(err: Exception) -> None:
-    typer.echo(f"error: {err.args[0] if isinstance(err, KeyError) else err}", err=True)
-    raise typer.Exit(2)
-
+app = commands()
 
 def _load(tasks: tuple[str, ...], data: str, split: str, limit: int | None) -> tuple[list, list[dict]]:
     """Examples of every task, with the loaders' per-item problems as rows."""
@@ -32,14 +25,14 @@ def _load(tasks: tuple[str, ...], data: str, split: str, limit: int | None) -> t
 
 
 def _prompts(tasks: tuple[str, ...], model: str, version: str | None, prompts_file: Path | None) -> dict:
-    from mmsoc.runs.loop import resolve_prompts
+    from mmsoc.runners.eval import resolve_prompts
     from mmsoc.tasks.prompts import load_prompt_overrides
 
     return resolve_prompts(tasks, version, load_prompt_overrides(prompts_file, model) if prompts_file else None)
 
 
 def _settings(greedy: bool, max_new_tokens: int, top_p: float, temperature: float):
-    from mmsoc.backends.base import GenerationSettings
+    from mmsoc.models.base import GenerationSettings
 
     return GenerationSettings(greedy=greedy, max_new_tokens=max_new_tokens, top_p=top_p, temperature=temperature)
 
@@ -77,36 +70,33 @@ def finetune(
     progress: bool = options.PROGRESS,
 ) -> None:
     """LoRA fine-tuning of MODEL on one or more tasks at once (answer tokens only carry the loss)."""
-    from mmsoc.backends.hf import load_hf_model
-    from mmsoc.distributed import process_state
-    from mmsoc.finetune.data import build_training_set
-    from mmsoc.finetune.explanations import read_explanations
-    from mmsoc.finetune.train import LoraSettings, TrainSettings, resolve_precision, train_lora
-    from mmsoc.io import write_jsonl
-    from mmsoc.tasks.table import parse_task_list
+    from mmsoc.models.backends.hf import load_hf_model
+    from mmsoc.core.distributed import process_state
+    from mmsoc.runners.finetune.data import build_training_set
+    from mmsoc.runners.finetune.explanations import read_explanations
+    from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, resolve_precision, train_lora
+    from mmsoc.core.io import write_jsonl
+    from mmsoc.tasks import parse_task_list
 
     lora = LoraSettings(rank, alpha, dropout, tuple(m.strip() for m in target_modules.split(",") if m.strip()))
     settings = TrainSettings(epochs, batch_size, micro_batch_size, learning_rate, warmup_ratio, weight_decay,
                              max_steps=max_steps, save_every=save_every, seed=seed, precision=precision,
                              max_target_tokens=max_target_tokens)
-    try:
-        task_ids = parse_task_list(tasks)
-        prompts = _prompts(task_ids, model, prompt_version, prompts_file)
-        examples, problems = _load(task_ids, data, split, limit)
-        table = read_explanations(explanations) if explanations else None
-        training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table)
-        dtype = "bfloat16" if resolve_precision(precision) == "bf16" else "float32"
-        state = process_state()
-        base, processor, family = load_hf_model(model, dtype)
-        meta = {"tasks": list(task_ids), "data": data, "split": split, "limit": limit,
-                "prompt_version": {t: v for t, (_, v) in prompts.items()},
-                "explanations": str(explanations) if explanations else None,
-                "explained": sum(item.explained for item in training.items),
-                "skipped": len(problems) + len(training.problems)}
-        result = train_lora(base, processor, family, training.items, out, lora, settings, resume=resume, meta=meta,
-                            progress=progress)
-    except _ERRORS as err:
-        _fail(err)
+    task_ids = parse_task_list(tasks)
+    prompts = _prompts(task_ids, model, prompt_version, prompts_file)
+    examples, problems = _load(task_ids, data, split, limit)
+    table = read_explanations(explanations) if explanations else None
+    training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table)
+    dtype = "bfloat16" if resolve_precision(precision) == "bf16" else "float32"
+    state = process_state()
+    base, processor, family = load_hf_model(model, dtype)
+    meta = {"tasks": list(task_ids), "data": data, "split": split, "limit": limit,
+            "prompt_version": {t: v for t, (_, v) in prompts.items()},
+            "explanations": str(explanations) if explanations else None,
+            "explained": sum(item.explained for item in training.items),
+            "skipped": len(problems) + len(training.problems)}
+    result = train_lora(base, processor, family, training.items, out, lora, settings, resume=resume, meta=meta,
+                        progress=progress)
     if not state.is_main_process:
         return
     if problems or training.problems:
@@ -135,17 +125,14 @@ def explain(
     progress: bool = options.PROGRESS,
 ) -> None:
     """Write teacher explanations of the gold labels with the label-conditioned "why" prompts."""
-    from mmsoc.backends.registry import make_backend
-    from mmsoc.finetune.explain import write_explanations
-    from mmsoc.tasks.table import parse_task_list
+    from mmsoc.models.registry import ModelOptions, make_model
+    from mmsoc.runners.finetune.explain import write_explanations
+    from mmsoc.tasks import parse_task_list
 
-    try:
-        examples, problems = _load(parse_task_list(task), data, split, limit)
-        backend = make_backend(model, data, dtype, device, adapter)
-        summary = write_explanations(backend, examples, out, _settings(greedy, max_new_tokens, top_p, temperature),
-                                     seed, batch_size, progress)
-    except _ERRORS as err:
-        _fail(err)
+    examples, problems = _load(parse_task_list(task), data, split, limit)
+    backend = make_model(model, ModelOptions(data, dtype, device, adapter))
+    summary = write_explanations(backend, examples, out, _settings(greedy, max_new_tokens, top_p, temperature),
+                                 seed, batch_size, progress)
     typer.echo(f"{out}: {summary.written} written, {summary.already_done} already there, "
                f"{len(summary.problems) + len(problems)} skipped")
 
@@ -176,21 +163,18 @@ def self_improve(
     progress: bool = options.PROGRESS,
 ) -> None:
     """Ask MODEL to improve its own answer over several rounds; score how answers drift."""
-    from mmsoc.backends.registry import make_backend
-    from mmsoc.finetune.self_improve import run_self_improve
-    from mmsoc.tasks.table import parse_task_list
+    from mmsoc.models.registry import ModelOptions, make_model
+    from mmsoc.runners.finetune.self_improve import run_self_improve
+    from mmsoc.tasks import parse_task_list
 
-    try:
-        (task_id,) = parse_task_list(task)
-        (instruction, version), = _prompts((task_id,), model, prompt_version, prompts_file).values()
-        examples, _ = _load((task_id,), data, split, limit)
-        backend = make_backend(model, data, dtype, device, adapter)
-        metrics = run_self_improve(backend, examples, instruction, version, out, rounds,
-                                   _settings(greedy, max_new_tokens, top_p, temperature), seed, batch_size,
-                                   text_encoder, meta={"model": model, "adapter": adapter, "data": data,
-                                                       "split": split, "limit": limit}, progress=progress)
-    except _ERRORS as err:
-        _fail(err)
+    (task_id,) = parse_task_list(task)
+    (instruction, version), = _prompts((task_id,), model, prompt_version, prompts_file).values()
+    examples, _ = _load((task_id,), data, split, limit)
+    backend = make_model(model, ModelOptions(data, dtype, device, adapter))
+    metrics = run_self_improve(backend, examples, instruction, version, out, rounds,
+                               _settings(greedy, max_new_tokens, top_p, temperature), seed, batch_size,
+                               text_encoder, meta={"model": model, "adapter": adapter, "data": data,
+                                                   "split": split, "limit": limit}, progress=progress)
     for row in metrics["adjacent"]:
         typer.echo(f"rounds {row['from']}->{row['to']}: " + ", ".join(f"{k} {row[k]:.3f}" for k in
                                                                       ("bertscore", "sentence_cosine", "bigram")))
@@ -204,10 +188,7 @@ def merge_adapter_command(
     dtype: str = typer.Option("float32", "--dtype", help="Weights dtype: float32, bfloat16, float16 or auto."),
 ) -> None:
     """Fold a LoRA adapter into its base model and save a standalone model folder."""
-    from mmsoc.finetune.merge import merge_adapter
+    from mmsoc.runners.finetune.merge import merge_adapter
 
-    try:
-        folder = merge_adapter(adapter, out, model, dtype)
-    except _ERRORS as err:
-        _fail(err)
+    folder = merge_adapter(adapter, out, model, dtype)
     typer.echo(f"merged model: {folder}")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import typer
 
 from mmsoc import __version__
-from mmsoc.cli import app
+from mmsoc.core.cli import commands
+
+app = commands()
 
 
 @app.command()

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import typer
 
-from mmsoc.cli import app
+from mmsoc.core.cli import commands
+
+app = commands()
 
 
 @app.command()

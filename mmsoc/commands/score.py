@@ -6,13 +6,14 @@ from pathlib import Path
 
 import typer
 
-from mmsoc.cli import app
-from mmsoc.tasks import TASK_IDS
+from mmsoc.core.cli import commands
+
+app = commands()
 
 
 @app.command()
 def score(
-    task: str = typer.Option(..., "--task", help=f"Task id, one of: {', '.join(TASK_IDS)}."),
+    task: str = typer.Option(..., "--task", help="Task id (see 'mmsoc tasks')."),
     predictions: Path = typer.Option(..., "--predictions", help="JSONL or CSV file with id, prediction and "
                                      "reference per row (tagging: a list or a comma-separated string)."),
     out: Path = typer.Option(..., "--out", help="Folder for metrics.json (flat metrics) and score_info.json "
@@ -25,12 +26,14 @@ def score(
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap resampling."),
 ) -> None:
     """Score a predictions file for one task and write OUT/metrics.json and OUT/score_info.json."""
-    from mmsoc.io import write_json
-    from mmsoc.metrics import METHODS, score_task_detailed
-    from mmsoc.metrics.files import read_prediction_file
+    from mmsoc.core.io import write_json
+    from mmsoc.metrics.registry import find_metric
+    from mmsoc.tasks import get_task, score_task_detailed
+    from mmsoc.tasks.prediction_files import read_prediction_file
     from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts
     from mmsoc.report import json_safe
 
+    kind = get_task(task).kind
     rows = read_prediction_file(predictions, task)
     result = score_task_detailed(task, rows.predictions, rows.references, text_encoder=text_encoder,
                                  fast=no_embeddings)
@@ -43,7 +46,8 @@ def score(
         "info": {k: v for k, v in result.info.items() if k != "macro_labels"},
         "intervals": {"method": f"95% percentile bootstrap over items, {bootstrap} replicates, seed {seed}",
                       "values": intervals},
-        "methods": {key: METHODS[key] for key in result.metrics},
+        "methods": {key: find_metric(kind, key).method if key != "n" else "number of items scored"
+                    for key in result.metrics},
     }))
     for line in rows.skipped:
         typer.echo(f"skipped {line}", err=True)

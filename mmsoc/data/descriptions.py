@@ -13,8 +13,8 @@ from pathlib import Path
 
 from mmsoc.data.result import ItemProblem, LoadResult
 from mmsoc.data.tables import Row, collect_examples, existing_file, require, resolve_image, text_value
-from mmsoc.io import read_jsonl
-from mmsoc.records import Example
+from mmsoc.core.io import read_jsonl
+from mmsoc.core.records import Example
 
 FOLDER = "descriptions"
 DATASET = "memes"

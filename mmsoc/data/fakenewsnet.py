@@ -14,8 +14,8 @@ from pathlib import Path
 
 from mmsoc.data.result import ItemProblem, LoadResult
 from mmsoc.data.tables import Row, collect_examples, existing_file, read_csv, require, resolve_image, text_value
-from mmsoc.io import InputError
-from mmsoc.records import Example
+from mmsoc.core.io import InputError
+from mmsoc.core.records import Example
 
 FOLDER = "fakenewsnet"
 IMAGES = "images"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from mmsoc.data.result import ItemProblem, LoadResult
 from mmsoc.data.tables import Row, collect_examples, existing_file, require, resolve_image, text_value
-from mmsoc.io import InputError, read_jsonl
-from mmsoc.records import Example
+from mmsoc.core.io import InputError, read_jsonl
+from mmsoc.core.records import Example
 
 FOLDER = "hateful_memes"
 DATASET = "HatefulMemes"

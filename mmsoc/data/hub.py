@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from mmsoc.data import fakenewsnet, hateful_memes, memotion, youtube
-from mmsoc.paths import cache_root
+from mmsoc.core.paths import cache_root
 from mmsoc.data.result import LoadResult, share
 from mmsoc.data.tables import Row
-from mmsoc.io import atomic_open
+from mmsoc.core.io import UsageError, atomic_open
 
 HUB_REPOS: dict[str, tuple[str, ...]] = {
     "misinfo_politifact": ("Ahren09/MMSoc_PolitiFact",),
@@ -35,7 +35,7 @@ LOCAL_HINT = ("Use local files instead: --data DIR with DIR in the MM-Soc layout
               "for the embedded sample.")
 
 
-class HubUnavailable(RuntimeError):
+class HubUnavailable(UsageError):
     """The hub copy cannot be loaded here (no ``datasets``, no network, or no such copy)."""
 
 

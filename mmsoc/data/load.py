@@ -19,8 +19,8 @@ from pathlib import Path
 
 from mmsoc.data import descriptions, fakenewsnet, hateful_memes, memotion, youtube
 from mmsoc.data.result import LoadResult, share
-from mmsoc.io import InputError
-from mmsoc.tasks.table import get_task
+from mmsoc.core.io import InputError
+from mmsoc.tasks.registry import get_task
 
 SAMPLE = "sample"
 HUB = "hub"
@@ -43,7 +43,7 @@ SOURCES: dict[str, tuple[tuple[str, Loader], ...]] = {
 def load_examples(task_id: str, data: str, split: str = "test", limit: int | None = None) -> LoadResult:
     """Examples of ``task_id`` from ``data`` (a folder, ``"sample"``, ``"hub"`` or ``"hf://..."``).
 
-    Malformed rows raise :class:`mmsoc.io.InputError` (file, line, field); missing or unreadable
+    Malformed rows raise :class:`mmsoc.core.io.InputError` (file, line, field); missing or unreadable
     images are recorded in ``LoadResult.problems`` and the item is kept with ``images=()``.
     With ``limit``, a task drawing on two datasets (OCR) takes about half from each.
     """

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from mmsoc.data.result import ItemProblem, LoadResult
 from mmsoc.data.tables import Row, collect_examples, existing_file, read_rows, require, resolve_image, text_value
-from mmsoc.io import InputError
-from mmsoc.records import Example
+from mmsoc.core.io import InputError
+from mmsoc.core.records import Example
 
 FOLDER = "memotion"
 DATASET = "Memotion"

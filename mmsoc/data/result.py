@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mmsoc.records import Example
+from mmsoc.core.records import Example
 
 
 @dataclass(frozen=True)

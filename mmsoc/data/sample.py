@@ -19,9 +19,9 @@ from pathlib import Path
 import PIL
 
 from mmsoc.data import descriptions, draw, fakenewsnet, hateful_memes, memotion, sample_text, youtube
-from mmsoc.paths import cache_root
+from mmsoc.core.paths import cache_root
 from mmsoc.data.draw import Scene
-from mmsoc.io import atomic_open, write_jsonl
+from mmsoc.core.io import atomic_open, write_jsonl
 
 N_TRAIN, N_TEST = 40, 24
 SPLITS = (("train", N_TRAIN), ("test", N_TEST))

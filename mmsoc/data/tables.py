@@ -14,8 +14,8 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 
 from mmsoc.data.result import ItemProblem, LoadResult
-from mmsoc.io import InputError, read_jsonl
-from mmsoc.records import Example
+from mmsoc.core.io import InputError, read_jsonl
+from mmsoc.core.records import Example
 
 Row = dict[str, Any]
 RowBuilder = Callable[[int, Row, list[ItemProblem]], Example | None]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from mmsoc.data.result import ItemProblem, LoadResult
 from mmsoc.data.tables import Row, collect_examples, existing_file, require, resolve_image, text_value
-from mmsoc.io import InputError, read_jsonl
-from mmsoc.records import Example
-from mmsoc.tasks.table import YOUTUBE_TOPICS
+from mmsoc.core.io import InputError, read_jsonl
+from mmsoc.core.records import Example
+from mmsoc.tasks.mmsoc.table import YOUTUBE_TOPICS
 
 FOLDER = "youtube2000"
 DATASET = "YouTube2000"

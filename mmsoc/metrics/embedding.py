@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from mmsoc.metrics.stats import ItemStat, mean_stat
-from mmsoc.text_encoder import DEFAULT_TEXT_ENCODER, embed_texts, resolve_text_encoder
+from mmsoc.media.sentences import DEFAULT_TEXT_ENCODER, embed_texts, resolve_text_encoder
 
 BERTSCORE_BATCH = 64
 

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-from mmsoc.io import write_json, write_text
+from mmsoc.core.io import write_json, write_text
 from mmsoc.report.build import Report, ReportSettings, build_report
 from mmsoc.report.figures import length_figures, metric_figures
 from mmsoc.report.render import layout, to_html, to_markdown

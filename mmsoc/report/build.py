@@ -10,11 +10,12 @@ import numpy as np
 from sklearn.metrics import confusion_matrix
 
 from mmsoc import __version__
-from mmsoc.metrics import METHODS, METRIC_KEYS, TaskScores, score_task_detailed
 from mmsoc.metrics.labels import INVALID, canonical_label
+from mmsoc.metrics.registry import all_keys, metrics_for
 from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
 from mmsoc.report.runs import Run
-from mmsoc.tasks import TASK_IDS, TASKS
+from mmsoc.tasks import TaskScores, get_task, kind_of, score_task_detailed, task_ids
+from mmsoc.tasks.registry import TASKS
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class Cell:
     references: list[object]
 
     def keys(self) -> list[str]:
-        return [key for key in METRIC_KEYS if key in self.scores[0].stats]
+        return [key for key in all_keys() if key in self.scores[0].stats]
 
 
 @dataclass
@@ -55,7 +56,8 @@ class Report:
 
 def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[str], None] = lambda _: None) -> Report:
     """Score every (run, task), then add intervals, confusion matrices, aggregates and comparisons."""
-    tasks = [task for task in TASK_IDS if any(task in run.rows for run in runs)]
+    order = {task: spec.order for task, spec in TASKS.items()}
+    tasks = sorted({task for run in runs for task in run.rows}, key=lambda task: (order[task], task))
     if not tasks:
         raise ValueError("no run has any prediction to score")
     cells: dict[str, dict[str, Cell]] = {}
@@ -77,7 +79,7 @@ def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[s
         "tasks": [_task_entry(task, cells[task], settings, [r.name for r in runs if r.name not in cells[task]])
                   for task in tasks],
         "confusion": {task: {name: _confusion(task, run_cell) for name, run_cell in cells[task].items()}
-                      for task in tasks if TASKS[task].kind == "classification"},
+                      for task in tasks if kind_of(task).confusion},
         "aggregates": {run.name: _aggregates({t: cells[t][run.name] for t in tasks if run.name in cells[t]})
                        for run in runs},
         "comparisons": [_compare(a.name, b.name, task, cells[task][a.name], cells[task][b.name], settings)
@@ -86,16 +88,32 @@ def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[s
     })
     report.data["comparisons"] = [c for c in report.data["comparisons"] if c is not None]
     used = sorted({key for entry in report.data["tasks"] for key in entry["metrics"]} | {"n"}, key=_metric_order)
-    report.data["methods"] = {key: METHODS[key] for key in used}
+    report.data["methods"] = _methods(tasks, used)
     report.data["notes"] = _notes(cells)
     report.lengths = {task: {**{name: np.concatenate([s.lengths for s in c.scores]) for name, c in cells[task].items()},
                              "reference": next(iter(cells[task].values())).scores[0].reference_lengths}
-                      for task in tasks if TASKS[task].kind == "generation"}
+                      for task in tasks if "length" in next(iter(cells[task].values())).scores[0].stats}
     return report
 
 
 def _metric_order(key: str) -> int:
-    return METRIC_KEYS.index(key) if key in METRIC_KEYS else len(METRIC_KEYS)
+    keys = all_keys()
+    return keys.index(key) if key in keys else len(keys)
+
+
+def _methods(tasks: list[str], keys: list[str]) -> dict[str, str]:
+    """How each metric was computed; a key whose meaning differs by task kind names each kind's method."""
+    found: dict[str, dict[str, str]] = {}
+    for kind in dict.fromkeys(get_task(task).kind for task in tasks):
+        for metric in metrics_for(kind):
+            found.setdefault(metric.key, {})[kind] = metric.method
+    out = {"n": "number of items scored"}
+    for key in keys:
+        if key in found:
+            methods = found[key]
+            out[key] = next(iter(methods.values())) if len(set(methods.values())) == 1 else "; ".join(
+                f"{kind}: {method}" for kind, method in methods.items())
+    return {key: out[key] for key in keys if key in out}
 
 
 def _score_cell(run: Run, task: str, settings: ReportSettings) -> Cell | None:
@@ -133,9 +151,9 @@ def _intervals(cell: Cell, rows: np.ndarray | None, counts: list[np.ndarray], se
 
 
 def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, missing_runs: list[str]) -> dict:
-    spec = TASKS[task]
+    spec = get_task(task)
     all_ids = set().union(*(set(cell.ids) for cell in cells.values()))
-    keys = [key for key in METRIC_KEYS if any(key in cell.keys() for cell in cells.values())]
+    keys = [key for key in all_keys() if any(key in cell.keys() for cell in cells.values())]
     entry = {"task": task, "dataset": spec.dataset, "kind": spec.kind, "headline": spec.headline, "metrics": keys,
              "items_in_any_run": len(all_ids), "runs_without_task": missing_runs, "runs": {}}
     for name, cell in cells.items():
@@ -162,7 +180,7 @@ def _counts(scores: list[TaskScores]) -> dict[str, int]:
 
 def _confusion(task: str, cell: Cell) -> dict:
     """Counts summed over seeds: rows are true labels, columns predicted labels and 'invalid'."""
-    labels = list(TASKS[task].labels)
+    labels = list(get_task(task).labels)
     columns = labels + [INVALID]
     y_true = [canonical_label(ref, labels) for ref in cell.references] * len(cell.seeds)
     y_pred = [canonical_label(p, labels) or INVALID for parsed in cell.parsed for p in parsed]
@@ -173,8 +191,9 @@ def _confusion(task: str, cell: Cell) -> dict:
 def _aggregates(cells: dict[str, Cell]) -> dict:
     """Unified score per paper task (groups averaged) and their mean; missing tasks are named, not averaged."""
     units: dict[str, list[str]] = {}
-    for task in TASK_IDS:
-        units.setdefault(TASKS[task].group or task, []).append(task)
+    for suite in dict.fromkeys(get_task(task).suite for task in cells):
+        for task in task_ids(suite):
+            units.setdefault(get_task(task).group or task, []).append(task)
     unified, missing = {}, []
     for unit, members in units.items():
         absent = [task for task in members if task not in cells]
@@ -188,9 +207,10 @@ def _aggregates(cells: dict[str, Cell]) -> dict:
 def _unified(task: str, cell: Cell) -> float:
     """The headline metric averaged over seeds; a grouped task whose ids all read 'dataset/item' (OCR)
     is also averaged over those datasets, as the paper averages OCR over its two."""
-    key = TASKS[task].headline
+    spec = get_task(task)
+    key = spec.headline
     datasets = sorted({item.split("/", 1)[0] for item in cell.ids if "/" in item})
-    if not TASKS[task].group or len(datasets) < 2 or not all("/" in item for item in cell.ids):
+    if not spec.group or len(datasets) < 2 or not all("/" in item for item in cell.ids):
         return float(np.mean([s.metrics[key] for s in cell.scores]))
     rows = {d: np.array([i for i, item in enumerate(cell.ids) if item.startswith(d + "/")]) for d in datasets}
     return float(np.mean([np.mean([s.stats[key].subset(rows[d]).value() for s in cell.scores]) for d in datasets]))

@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmsoc.io import InputError
-from mmsoc.metrics.files import RowError
-from mmsoc.metrics.labels import canonical_label
-from mmsoc.tasks import TASK_IDS, TASKS
+from mmsoc.core.io import InputError
+from mmsoc.tasks.prediction_files import RowError
+from mmsoc.tasks.registry import TASKS, kind_of
 
 REQUIRED_FIELDS = ("task", "id", "parsed", "valid", "reference")
 
@@ -69,7 +68,8 @@ def load_run(path: str | Path) -> Run:
                     _add_row(run, line)
                 except RowError as err:
                     run.skipped.append(err.located(predictions_path, number))
-    run.rows = {task: run.rows[task] for task in TASK_IDS if task in run.rows}
+    order = {task: spec.order for task, spec in TASKS.items()}
+    run.rows = {task: run.rows[task] for task in sorted(run.rows, key=lambda task: (order[task], task))}
     return run
 
 
@@ -87,9 +87,11 @@ def _add_row(run: Run, line: str) -> None:
         raise RowError(f"unknown task {obj['task']!r}", field="task")
     if obj["reference"] is None:
         raise RowError("no reference to score against", field="reference")
-    spec = TASKS[obj["task"]]
-    if spec.kind == "classification" and canonical_label(obj["reference"], spec.labels) is None:
-        raise RowError(f"{obj['reference']!r} is not a label of {spec.id}", field="reference")
+    spec = TASKS.get(obj["task"])
+    try:
+        kind_of(spec).check_reference(spec, obj["reference"])
+    except ValueError as err:
+        raise RowError(f"{err} ({spec.id})", field="reference") from None
     seed = obj.get("seed")
     if seed is not None and not isinstance(seed, int):
         raise RowError(f"expected an integer or null, got {seed!r}", field="seed")

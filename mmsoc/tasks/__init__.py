@@ -1,5 +1,9 @@
-"""The MM-Soc task table: prompts, labels, output kinds and metrics, as data."""
+"""The task contract (``kinds``), the task registry of every suite, prompts, parsing and scoring."""
 
-from mmsoc.tasks.table import TASK_IDS, TASKS, YOUTUBE_TOPICS, TaskSpec, get_task, parse_task_list
+from mmsoc.tasks.kinds.base import Parsed, TaskKind, TaskScores
+from mmsoc.tasks.registry import get_task, kind_of, parse_task_list, task_ids
+from mmsoc.tasks.scoring import parse_response, score_task, score_task_detailed
+from mmsoc.tasks.spec import TaskSpec
 
-__all__ = ["TASKS", "TASK_IDS", "TaskSpec", "YOUTUBE_TOPICS", "get_task", "parse_task_list"]
+__all__ = ["Parsed", "TaskKind", "TaskScores", "TaskSpec", "get_task", "kind_of", "parse_response",
+           "parse_task_list", "score_task", "score_task_detailed", "task_ids"]

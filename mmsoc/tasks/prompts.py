@@ -1,6 +1,6 @@
 """Benchmark prompts by version, with per-run and per-model overrides.
 
-The default version is the benchmark's own (``mmsoc-v1``: the prompts of the task table). Overrides
+The default version is the task's own (``TaskSpec.prompt_version``, e.g. ``mmsoc-v1``). Overrides
 come from a JSON or YAML file mapping task id -> prompt text; an optional ``models`` key maps a model
 name to its own task id -> prompt mapping, which wins for that model. An overridden prompt's version
 is ``<base version>+<first 8 hex digits of the SHA-256 of its text>``, so runs with different
@@ -14,23 +14,20 @@ import json
 import os
 from pathlib import Path
 
-from mmsoc.io import InputError
-from mmsoc.tasks.table import PROMPT_VERSION, TASK_IDS, TASKS, get_task
-
-PROMPTS: dict[str, dict[str, str]] = {PROMPT_VERSION: {task_id: spec.prompt for task_id, spec in TASKS.items()}}
-"""Prompt version -> task id -> prompt text."""
+from mmsoc.core.io import InputError
+from mmsoc.tasks.registry import TASKS, get_task
 
 
 def prompt_for(task_id: str, version: str | None = None, overrides: dict[str, str] | None = None) -> tuple[str, str]:
     """(prompt text, version string) of ``task_id``; an override for the task replaces the text."""
-    get_task(task_id)
-    version = version or PROMPT_VERSION
-    if version not in PROMPTS:
-        raise KeyError(f"unknown prompt version {version!r}; known: {', '.join(PROMPTS)}")
+    spec = get_task(task_id)
+    version = version or spec.prompt_version
+    if version != spec.prompt_version:
+        raise KeyError(f"unknown prompt version {version!r} for task {task_id!r}; known: {spec.prompt_version}")
     if overrides and task_id in overrides:
         text = overrides[task_id]
         return text, f"{version}+{hashlib.sha256(text.encode('utf-8')).hexdigest()[:8]}"
-    return PROMPTS[version][task_id], version
+    return spec.prompt, version
 
 
 def load_prompt_overrides(path: str | os.PathLike, model: str | None = None) -> dict[str, str]:
@@ -73,7 +70,7 @@ def _checked(path: Path, mapping: object, prefix: str) -> dict[str, str]:
         raise InputError(path, "expected a mapping of task id -> prompt text", field=prefix.rstrip(".") or None)
     for key, value in mapping.items():
         if key not in TASKS:
-            raise InputError(path, f"unknown task id (known: {', '.join(TASK_IDS)})", field=f"{prefix}{key}")
+            raise InputError(path, f"unknown task id (known: {', '.join(TASKS.names())})", field=f"{prefix}{key}")
         if not isinstance(value, str) or not value.strip():
             raise InputError(path, "prompt must be a non-empty string", field=f"{prefix}{key}")
     return dict(mapping)

@@ -1,0 +1,127 @@
+"""Safe file I/O: atomic writes, JSON Lines with line-numbered errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal, overload
+
+
+class UsageError(Exception):
+    """A failure the user can act on (a taken folder, an unreachable hub, a model that cannot do this):
+    the command line reports it in one line."""
+
+
+class InputError(ValueError):
+    """Bad input, located by file, line and field."""
+
+    def __init__(self, path: str | os.PathLike, message: str, line: int | None = None, field: str | None = None):
+        self.path, self.line, self.field = str(path), line, field
+        where = self.path + (f", line {line}" if line is not None else "")
+        what = f"field '{field}': " if field else ""
+        super().__init__(f"{where}: {what}{message}")
+
+
+@contextmanager
+def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iterator[Any]:
+    """Write to a temporary file beside ``path`` and rename it over ``path`` on success.
+
+    A crash mid-write leaves the previous file (or none) in place, never a half file.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, **kwargs) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    with atomic_open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_jsonl(path: str | os.PathLike, rows: Iterable[dict[str, Any]]) -> None:
+    """Write rows as JSON Lines (``json.dumps`` defaults: the Social-IQ release's own style)."""
+    with atomic_open(path, "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+
+
+@overload
+def read_jsonl(path: str | os.PathLike, skip_bad: Literal[False] = False) -> Iterator[tuple[int, dict[str, Any]]]: ...
+
+
+@overload
+def read_jsonl(path: str | os.PathLike, skip_bad: bool) -> Iterator[tuple[int, dict[str, Any] | InputError]]: ...
+
+
+def read_jsonl(path: str | os.PathLike, skip_bad: bool = False) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    """Yield (line number, object) for each non-blank line; a line that is not a JSON object raises InputError.
+
+    With ``skip_bad`` such a line yields (line number, InputError) instead and reading goes on.
+    """
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                obj = InputError(path, f"invalid JSON ({err.msg} at column {err.colno})", line=number)
+            else:
+                if not isinstance(obj, dict):
+                    obj = InputError(path, "expected a JSON object", line=number)
+            if isinstance(obj, InputError) and not skip_bad:
+                raise obj
+            yield number, obj
+
+
+class JsonlAppender:
+    """Append-only JSON Lines log: each row is written whole and flushed to disk at once."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _truncate_partial_last_line(self.path)
+        self._handle = open(self.path, "a", encoding="utf-8")
+
+    def append(self, row: dict[str, Any]) -> None:
+        self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> "JsonlAppender":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _truncate_partial_last_line(path: Path) -> None:
+    """Drop a trailing line without a newline (left by a process killed mid-write)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    data = path.read_bytes()
+    if data.endswith(b"\n"):
+        return
+    keep = data.rfind(b"\n") + 1
+    with open(path, "r+b") as handle:
+        handle.truncate(keep)

@@ -1,0 +1,1 @@
+"""Metric groups, one module each; every module declares ``GROUP`` (see ``mmsoc.metrics.registry``)."""

@@ -1,0 +1,91 @@
+"""One metric registry: every metric's key, direction, method and the task kinds that report it.
+
+Metrics are declared in groups (``mmsoc/metrics/catalog/<name>.py``, one module each, found by
+discovery): a group's metrics come from one computation over the same inputs (BLEU-1..4 from one
+pass of n-gram counts). A group computes per-item statistics (:class:`~mmsoc.metrics.stats.ItemStat`),
+so every value has a bootstrap interval. Catalog modules import nothing heavy at import time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mmsoc.core.registry import Registry
+from mmsoc.metrics.stats import ItemStat
+
+GroupResult = tuple[dict[str, ItemStat], dict[str, object]]
+"""Per-item statistics by metric key, and notes on how they were computed (e.g. the model used)."""
+
+
+@dataclass(frozen=True)
+class Metric:
+    key: str
+    higher_is_better: bool
+    method: str
+    """Which package computes it and with which settings, as printed in reports."""
+
+
+@dataclass(frozen=True)
+class MetricGroup:
+    """Metrics computed together for the task kinds in ``kinds``.
+
+    ``compute`` takes the kind's scoring input (:mod:`mmsoc.metrics.inputs`). Model-based groups
+    (BERTScore, embedding similarity) are skipped in fast mode.
+    """
+
+    name: str
+    kinds: tuple[str, ...]
+    metrics: tuple[Metric, ...]
+    compute: Callable[[Any], GroupResult]
+    order: int = 100
+    model_based: bool = False
+
+
+GROUPS: Registry[MetricGroup] = Registry("metric group")
+GROUPS.discover("mmsoc.metrics.catalog", lambda module: [(module.GROUP.name, module.GROUP)]
+                if hasattr(module, "GROUP") else [])
+
+
+def groups_for(kind: str, fast: bool = False) -> list[MetricGroup]:
+    """The groups a task kind reports, in report order (model-based ones left out when ``fast``)."""
+    found = [group for _, group in GROUPS.items() if kind in group.kinds and not (fast and group.model_based)]
+    return sorted(found, key=lambda group: group.order)
+
+
+def metrics_for(kind: str) -> list[Metric]:
+    return [metric for group in groups_for(kind) for metric in group.metrics]
+
+
+def metric_keys(kind: str) -> list[str]:
+    return [metric.key for metric in metrics_for(kind)]
+
+
+def find_metric(kind: str, key: str) -> Metric:
+    for metric in metrics_for(kind):
+        if metric.key == key:
+            return metric
+    raise KeyError(f"task kind {kind!r} reports no metric {key!r}; it reports {', '.join(metric_keys(kind))}")
+
+
+def all_keys() -> list[str]:
+    """Every metric key of every kind, in report order, once."""
+    groups = sorted((group for _, group in GROUPS.items()), key=lambda group: group.order)
+    return list(dict.fromkeys(metric.key for group in groups for metric in group.metrics))
+
+
+def lower_is_better() -> frozenset[str]:
+    return frozenset(metric.key for _, group in GROUPS.items() for metric in group.metrics
+                     if not metric.higher_is_better)
+
+
+def run_groups(kind: str, data: Any, fast: bool = False) -> GroupResult:
+    """Every group of ``kind`` on ``data``: merged statistics and notes."""
+    stats: dict[str, ItemStat] = {}
+    info: dict[str, object] = {}
+    for group in groups_for(kind, fast):
+        group_stats, group_info = group.compute(data)
+        stats.update(group_stats)
+        info.update(group_info)
+    return stats, info

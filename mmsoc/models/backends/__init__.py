@@ -1,0 +1,1 @@
+"""Model backends, one module each; every module declares ``MODEL`` (see ``mmsoc.models.registry``)."""

@@ -1,0 +1,132 @@
+"""Any transformers image-text-to-text model (LLaVA, BLIP-2, InstructBLIP, ...) behind the model contract."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mmsoc.models.base import GenerationSettings, OptionScores, Request
+from mmsoc.models.families import Family, detect_family, format_prompt
+from mmsoc.models.registry import ModelEntry, ModelOptions
+
+DTYPES = ("float32", "float16", "bfloat16")
+SINGLE_IMAGE = ("blip2", "instructblip")
+"""Families whose processor takes exactly one image per prompt."""
+
+
+def load_hf_model(model_id_or_dir: str, dtype: str = "float32", device: str = "auto",
+                  adapter: str | None = None) -> tuple[Any, Any, Family]:
+    """Load (model, processor, family) from a hub id or local folder, optionally with a peft adapter.
+
+    The processor pads on the left, so decoder-only models see every prompt end at the same column.
+    """
+    import torch
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+
+    from mmsoc.core.distributed import resolve_device
+
+    if dtype not in DTYPES and dtype != "auto":
+        raise ValueError(f"unknown dtype {dtype!r}; choose one of auto, {', '.join(DTYPES)}")
+    try:
+        processor = AutoProcessor.from_pretrained(model_id_or_dir)
+        model = AutoModelForImageTextToText.from_pretrained(
+            model_id_or_dir, dtype="auto" if dtype == "auto" else getattr(torch, dtype))
+    except (OSError, ValueError) as err:  # missing files, or a folder transformers cannot read
+        raise OSError(f"cannot load model {model_id_or_dir!r} (a local folder or a reachable hub id): {err}") from err
+    family = detect_family(model.config)
+    if adapter:
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, adapter)
+    processor.tokenizer.padding_side = "left"
+    return model.to(resolve_device(device)).eval(), processor, family
+
+
+def is_encoder_decoder(model: Any) -> bool:
+    config = model.config
+    text = getattr(config, "text_config", config)
+    return bool(getattr(config, "is_encoder_decoder", False) or getattr(text, "is_encoder_decoder", False))
+
+
+def _open_image(path: str) -> Any:
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return image.convert("RGB")
+
+
+class HFModel:
+    """Batched generation with left padding and per-request sampling seeds; option scoring by a
+    forward pass over prompt + option (right padded, so positions never depend on the batch)."""
+
+    modalities = frozenset({"text", "image"})
+
+    def __init__(self, model_id_or_dir: str, dtype: str = "float32", device: str = "auto",
+                 adapter: str | None = None):
+        self.name = model_id_or_dir
+        self.model, self.processor, self.family = load_hf_model(model_id_or_dir, dtype, device, adapter)
+        self._prompt_is_echoed = not is_encoder_decoder(self.model)
+
+    def prompt(self, request: Request) -> str:
+        return format_prompt(self.family, self.processor, request.parts)
+
+    def encode(self, requests: Sequence[Request], padding_side: str = "left") -> Any:
+        """Processor inputs for a batch, on the model's device and dtype."""
+        if self.family in SINGLE_IMAGE:
+            lacking = next((r.id for r in requests if len(r.images) != 1), None)
+            if lacking is not None:
+                raise ValueError(f"request {lacking!r} must carry exactly one image for a {self.family} model")
+        prompts = [self.prompt(r) for r in requests]
+        images = [_open_image(path) for r in requests for path in r.images]
+        kwargs: dict[str, Any] = {"images": images} if images else {}
+        batch = self.processor(text=prompts, return_tensors="pt", padding=True, padding_side=padding_side, **kwargs)
+        qformer = getattr(self.processor, "qformer_tokenizer", None)
+        if qformer is not None:  # a BERT-style Q-Former numbers positions from the left: pad on the right
+            encoded = qformer(prompts, padding=True, padding_side="right", return_tensors="pt")
+            batch["qformer_input_ids"], batch["qformer_attention_mask"] = encoded["input_ids"], encoded["attention_mask"]
+        return batch.to(self.model.device, dtype=self.model.dtype)
+
+    def generate(self, requests: Sequence[Request], settings: GenerationSettings) -> list[str]:
+        """One response per request; identical whatever the batch size."""
+        import torch
+
+        from mmsoc.models.sampling import PerRowSampler
+
+        if not requests:
+            return []
+        batch = self.encode(requests)
+        processors = [] if settings.greedy else [
+            PerRowSampler([r.rng_seed for r in requests], settings.temperature, settings.top_p)]
+        with torch.inference_mode():
+            out = self.model.generate(**batch, max_new_tokens=settings.max_new_tokens, do_sample=False,
+                                      logits_processor=processors,
+                                      pad_token_id=self.processor.tokenizer.pad_token_id)
+        if self._prompt_is_echoed:
+            out = out[:, batch["input_ids"].shape[1]:]
+        return [text.strip() for text in self.processor.batch_decode(out, skip_special_tokens=True)]
+
+    def score_options(self, requests: Sequence[Request], options: Sequence[Sequence[str]]) -> list[OptionScores]:
+        """Sum of the log-probabilities of each option's tokens after the prompt."""
+        from mmsoc.models.loglik import continuation_logliks
+
+        rows = [(request, option) for request, opts in zip(requests, options) for option in opts]
+        if not rows:
+            return [OptionScores((), ()) for _ in requests]
+        tokenizer = self.processor.tokenizer
+        targets = [tokenizer(option, add_special_tokens=False)["input_ids"] for _, option in rows]
+        batch = self.encode([request for request, _ in rows], padding_side="right")
+        logliks = continuation_logliks(self.model, batch, targets, tokenizer.pad_token_id,
+                                       encoder_decoder=not self._prompt_is_echoed)
+        out, k = [], 0
+        for opts in options:
+            out.append(OptionScores(tuple(logliks[k:k + len(opts)]), tuple(len(o) for o in opts)))
+            k += len(opts)
+        return out
+
+
+def build(arg: str, options: ModelOptions) -> HFModel:
+    return HFModel(arg, dtype=options.dtype, device=options.device, adapter=options.adapter)
+
+
+MODEL = ModelEntry("hf", "mmsoc.models.backends.hf:build", frozenset({"text", "image"}),
+                   "any transformers image-text-to-text model: a hub id or a local folder", adapters=True)

@@ -1,0 +1,95 @@
+"""Predictions made by any tool, read from JSONL or CSV rows of (id, prediction, reference)."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mmsoc.core.io import InputError, read_jsonl
+from mmsoc.tasks.registry import get_task, kind_of
+
+FIELDS = ("id", "prediction", "reference")
+
+
+class RowError(Exception):
+    """A bad row: the reader adds file and line and records it as an InputError message."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.message, self.field = message, field
+
+    def located(self, path: str | Path, line: int) -> str:
+        return str(InputError(path, self.message, line=line, field=self.field))
+
+
+@dataclass
+class PredictionFile:
+    """The scorable rows of a predictions file and the rows skipped, each with file, line and field."""
+
+    ids: list[str] = field(default_factory=list)
+    predictions: list[object] = field(default_factory=list)
+    references: list[object] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def read_prediction_file(path: str | Path, task_id: str) -> PredictionFile:
+    """Read ``path`` (.jsonl or .csv); bad rows are skipped and recorded, a bad file raises InputError.
+
+    A missing or empty prediction is an unparseable answer (None). For tagging, lists may be JSON
+    lists or comma-separated strings (also inside CSV cells).
+    """
+    path = Path(path)
+    spec = get_task(task_id)
+    out = PredictionFile()
+    seen: set[str] = set()
+    for number, row in _rows(path):
+        if isinstance(row, InputError):
+            out.skipped.append(str(row))
+            continue
+        try:
+            item_id, prediction, reference = _check(row, spec)
+            if item_id in seen:
+                raise RowError(f"duplicate id {item_id!r}", field="id")
+        except RowError as err:
+            out.skipped.append(err.located(path, number))
+            continue
+        seen.add(item_id)
+        out.ids.append(item_id)
+        out.predictions.append(prediction)
+        out.references.append(reference)
+    if not out.ids:
+        raise InputError(path, "no scorable rows" + (f" ({len(out.skipped)} skipped; first: {out.skipped[0]})"
+                                                     if out.skipped else ""))
+    return out
+
+
+def _rows(path: Path):
+    if not path.is_file():
+        raise InputError(path, "no such file")
+    if path.suffix.lower() == ".csv":
+        with open(path, encoding="utf-8", newline="") as handle:
+            reader = csv.DictReader(handle)
+            absent = [name for name in FIELDS if name not in (reader.fieldnames or [])]
+            if absent:
+                raise InputError(path, f"the header lacks column(s) {', '.join(absent)}", line=1, field=absent[0])
+            for row in reader:
+                yield reader.line_num, row
+    elif path.suffix.lower() in (".jsonl", ".json"):
+        yield from read_jsonl(path, skip_bad=True)
+    else:
+        raise InputError(path, "expected a .jsonl or .csv file")
+
+
+def _check(row: dict, spec) -> tuple[str, object, object]:
+    """(id, prediction or None, reference) of one row, or RowError naming the bad field."""
+    for name in ("id", "reference"):
+        if row.get(name) in (None, "") or row.get(name) == []:
+            raise RowError("missing or empty", field=name)
+    if "prediction" not in row:
+        raise RowError("missing", field="prediction")
+    try:
+        reference = kind_of(spec).check_reference(spec, row["reference"])
+    except ValueError as err:
+        raise RowError(str(err), field="reference") from None
+    return str(row["id"]), row["prediction"], reference
