@@ -26,16 +26,33 @@ class InputError(ValueError):
         super().__init__(f"{where}: {what}{message}")
 
 
+def _umask() -> int:
+    """The process umask, read without changing it where the system says it (Linux), else set and restored."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iterator[Any]:
     """Write to a temporary file beside ``path`` and rename it over ``path`` on success.
 
-    A crash mid-write leaves the previous file (or none) in place, never a half file.
+    A crash mid-write leaves the previous file (or none) in place, never a half file. The file
+    gets the permissions a plain ``open()`` would give it: those of the file it replaces, else
+    0666 less the umask.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask())
         with os.fdopen(fd, mode, **kwargs) as handle:
             yield handle
             handle.flush()
@@ -73,10 +90,12 @@ def read_jsonl(path: str | os.PathLike, skip_bad: bool) -> Iterator[tuple[int, d
 def read_jsonl(path: str | os.PathLike, skip_bad: bool = False) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
     """Yield (line number, object) for each non-blank line; a line that is not a JSON object raises InputError.
 
-    With ``skip_bad`` such a line yields (line number, InputError) instead and reading goes on.
+    With ``skip_bad`` such a line yields (line number, InputError) instead and reading goes on; a
+    line that is not UTF-8 text stops reading with an InputError naming it either way.
     """
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            line = decode_line(raw, path, number)
             if not line.strip():
                 continue
             try:
@@ -91,8 +110,18 @@ def read_jsonl(path: str | os.PathLike, skip_bad: bool = False) -> Iterator[tupl
             yield number, obj
 
 
+def decode_line(raw: bytes, path: str | os.PathLike, line: int) -> str:
+    """One line of a text file as UTF-8 (a leading byte-order mark dropped); InputError naming file and line."""
+    try:
+        return raw.decode("utf-8-sig" if line == 1 else "utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(path, f"not UTF-8 text (byte {err.start + 1} of the line is {raw[err.start]:#04x}); "
+                               "save the file as UTF-8", line=line) from None
+
+
 class JsonlAppender:
-    """Append-only JSON Lines log: each row is written whole and flushed to disk at once."""
+    """Append-only JSON Lines log: each row is written whole and flushed at once (a killed process keeps
+    it); ``sync`` makes what was written durable on disk (once per batch), as ``close`` does."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
@@ -103,10 +132,14 @@ class JsonlAppender:
     def append(self, row: dict[str, Any]) -> None:
         self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
         self._handle.flush()
+
+    def sync(self) -> None:
         os.fsync(self._handle.fileno())
 
     def close(self) -> None:
-        self._handle.close()
+        if not self._handle.closed:
+            self.sync()
+            self._handle.close()
 
     def __enter__(self) -> "JsonlAppender":
         return self

@@ -36,6 +36,10 @@ class RunFolderError(UsageError):
     """RUN_DIR holds a different run, or another process is writing to it."""
 
 
+def _grows(before: Any, now: Any) -> bool:
+    return now is None or (before is not None and now >= before)
+
+
 class RunFolder:
     """One run's folder; rows are identified by the values of ``key_fields``."""
 
@@ -47,8 +51,12 @@ class RunFolder:
         return tuple(row.get(name) for name in self.key_fields)
 
     # identity -------------------------------------------------------------------------------
-    def check(self, config: dict[str, Any]) -> bool:
-        """Whether config.json exists; raises RunFolderError naming each field that differs."""
+    def check(self, config: dict[str, Any], growable: Sequence[str] = ()) -> bool:
+        """Whether config.json exists; raises RunFolderError naming each field that differs.
+
+        A ``growable`` field (an item limit) may grow between runs (None meaning no limit), never shrink:
+        a smaller one would report metrics over items the command did not ask for.
+        """
         path = self.path / CONFIG
         if not path.exists():
             return False
@@ -56,16 +64,20 @@ class RunFolder:
             found = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as err:
             raise InputError(path, f"invalid JSON ({err.msg})", line=err.lineno) from None
-        diffs = [f"{key}: {found.get(key)!r} there, {config[key]!r} now" for key in config if found.get(key) != config[key]]
+        diffs = [f"{key}: {found.get(key)!r} there, {config[key]!r} now" for key in config
+                 if found.get(key) != config[key] and not (key in growable and _grows(found.get(key), config[key]))]
         if diffs:
             raise RunFolderError(f"{path} belongs to a different run ({'; '.join(diffs)}); "
                                  "pass another --out folder, or delete this one to start over")
         return True
 
-    def claim(self, config: dict[str, Any]) -> None:
-        """Write config.json, or check that the one there describes the same run."""
-        if not self.check(config):
+    def claim(self, config: dict[str, Any], growable: Sequence[str] = ()) -> None:
+        """Write config.json, or check that the one there describes the same run (and record a grown field)."""
+        if not self.check(config, growable) or any(self._recorded(key) != config[key] for key in growable):
             write_json(self.path / CONFIG, config)
+
+    def _recorded(self, key: str) -> Any:
+        return json.loads((self.path / CONFIG).read_text(encoding="utf-8")).get(key)
 
     @contextmanager
     def lock(self) -> Iterator[None]:

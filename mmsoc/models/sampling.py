@@ -19,7 +19,7 @@ class PerRowSampler(LogitsProcessor):
 
     def __init__(self, seeds: Sequence[int], temperature: float = 1.0, top_p: float = 0.9):
         self.seeds = list(seeds)
-        self.warpers = [TemperatureLogitsWarper(temperature)] if temperature != 1.0 else []
+        self.warpers: list[LogitsProcessor] = [TemperatureLogitsWarper(temperature)] if temperature != 1.0 else []
         if top_p < 1.0:
             self.warpers.append(TopPLogitsWarper(top_p))
         self._generators: list[torch.Generator] | None = None
@@ -36,4 +36,4 @@ class PerRowSampler(LogitsProcessor):
         picks = torch.cat([torch.multinomial(row, 1, generator=gen)
                            for row, gen in zip(probs, self._rows(scores.device))])
         masked = torch.full_like(scores, float("-inf"))
-        return masked.scatter_(1, picks[:, None], 0.0)
+        return masked.scatter_(1, picks[:, None], 0.0)  # type: ignore[return-value]

@@ -15,6 +15,10 @@ from mmsoc.models.base import Model, Request
 from mmsoc.runners.config import RunConfig
 
 
+GROWABLE = ("limit",)
+"""A run folder's item limit may grow between runs (more items are added), never shrink."""
+
+
 @dataclass(frozen=True)
 class WorkItem:
     """One prediction to make: an example of a task, asked with one seed."""
@@ -124,24 +128,24 @@ def run_eval(config: RunConfig, run_dir: str | Path, make_model: Callable[[], Mo
     with ExitStack() as stack:
         if state.is_main_process:
             stack.enter_context(folder.lock())
-        return _run(config, folder, work, problems, make_model, batch_size, progress, fast_metrics, modalities)
+        return _run(config, folder, work, problems, make_model, batch_size, progress, fast_metrics, modalities, limit)
 
 
 def _run(config: RunConfig, folder: RunFolder, work: list[WorkItem], problems: list[dict[str, Any]],
          make_model: Callable[[], Model], batch_size: int, progress: bool, fast_metrics: bool,
-         modalities: frozenset[str]) -> dict[str, dict[str, Any]]:
+         modalities: frozenset[str], limit: int | None) -> dict[str, dict[str, Any]]:
     from accelerate.utils import gather_object
 
     from mmsoc.core.distributed import process_state
     from mmsoc.runners.summary import summarize
 
     state = process_state()
-    identity = config.to_json()
+    identity = {**config.to_json(), "limit": limit}
     if state.is_main_process:
-        folder.check(identity)
+        folder.check(identity, GROWABLE)
         folder.repair()
     state.wait_for_everyone()
-    folder.check(identity)
+    folder.check(identity, GROWABLE)
     done = folder.done()
     if "image" in modalities:
         problems += [{"task": w.example.task, "id": w.example.id, "problem": "no readable image; skipped"}
@@ -150,7 +154,7 @@ def _run(config: RunConfig, folder: RunFolder, work: list[WorkItem], problems: l
     mine = [w for w in work[state.process_index::state.num_processes] if w.key not in done]
     model = make_model() if mine else None  # a model that fails to load leaves RUN_DIR unclaimed
     if state.is_main_process:
-        folder.claim(identity)
+        folder.claim(identity, GROWABLE)
     state.wait_for_everyone()
     runtime: list[dict[str, Any]] = []
     predicted = 0
@@ -160,13 +164,16 @@ def _run(config: RunConfig, folder: RunFolder, work: list[WorkItem], problems: l
                 for item, raw in _generate(model, batch, config, runtime):
                     log.append(make_row(item, raw))
                     predicted += 1
+                log.sync()
     counts = [predicted]
     if state.num_processes > 1:
         runtime, counts = gather_object(runtime), gather_object(counts)
     state.wait_for_everyone()
     metrics: dict[str, dict[str, Any]] = {}
     if state.is_main_process:
-        rows = folder.merge([w.key for w in work])
+        order = [w.key for w in work]
+        asked = set(order)
+        rows = [row for row in folder.merge(order) if folder.key(row) in asked]
         folder.write_problems(problems + runtime)
         folder.write_runtime({"processes": state.num_processes, "predicted": counts})
         metrics = summarize(rows, config.tasks, fast=fast_metrics)

@@ -27,6 +27,7 @@ def load_hf_model(model_id_or_dir: str, dtype: str = "float32", device: str = "a
 
     if dtype not in DTYPES and dtype != "auto":
         raise ValueError(f"unknown dtype {dtype!r}; choose one of auto, {', '.join(DTYPES)}")
+    model: Any
     try:
         processor = AutoProcessor.from_pretrained(model_id_or_dir)
         model = AutoModelForImageTextToText.from_pretrained(

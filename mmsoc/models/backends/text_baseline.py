@@ -136,9 +136,8 @@ def _answer(spec: TaskSpec, probabilities: np.ndarray, multilabel: bool) -> str:
     """The label text of the most likely class, or the labels above 0.5 (at least the top one)."""
     if multilabel:
         chosen = np.flatnonzero(probabilities > 0.5)
-        if chosen.size == 0:
-            chosen = [int(np.argmax(probabilities))]
-        return ",".join(spec.labels[i] for i in chosen)
+        picked = chosen.tolist() if chosen.size else [int(np.argmax(probabilities))]
+        return ",".join(spec.labels[i] for i in picked)
     return spec.labels[int(np.argmax(probabilities))]
 
 
