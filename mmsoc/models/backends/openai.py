@@ -18,7 +18,11 @@ Option scoring uses vLLM's prompt log-probabilities on chat completions: the req
 an assistant message holding the option (``continue_final_message``, no generation prompt),
 ``prompt_logprobs=0`` and ``return_token_ids``; the option's log-likelihood is the sum over the
 tokens after the prompt with its generation prompt (found by a second call, which only counts
-tokens). Servers without prompt log-probabilities raise :class:`CannotScore`.
+tokens). Chat rather than ``/completions`` with ``echo``: completions take no images. Servers
+without prompt log-probabilities (transformers serve, hosted APIs) raise :class:`CannotScore`.
+
+The client is the ``openai`` package, the reference client of this API: its retries, backoff,
+``Retry-After`` handling, timeouts and typed errors are used as they are, not written again.
 """
 
 from __future__ import annotations
@@ -267,7 +271,7 @@ class OpenAIModel:
 
     def _option_tokens(self, request: Request, option: str) -> tuple[list[int] | None, list[Any]]:
         """(token ids or None, prompt log-probabilities) of the request followed by ``option`` as the reply."""
-        messages = [self._user(request), {"role": "assistant", "content": option}]
+        messages = [self._user(request), {"role": "assistant", "content": [{"type": "text", "text": option}]}]
         response = self._scoring_call(request, messages, {"add_generation_prompt": False,
                                                           "continue_final_message": True, "prompt_logprobs": 0})
         extra = response.model_extra or {}
