@@ -31,7 +31,8 @@ def eval_command(
     task: str = typer.Option(..., "--task", help="Task id, comma-separated task ids, or 'all'."),
     model: str = typer.Option(..., "--model", help="Hub id or local folder of an image-text-to-text model, "
                               "or a backend: 'random', 'text-baseline' (frozen MiniLM + logistic regression), "
-                              "'text-baseline:ID_OR_DIR' (fine-tune that sequence classifier)."),
+                              "'text-baseline:ID_OR_DIR' (fine-tune that sequence classifier), 'openai:NAME' "
+                              "(NAME on the OpenAI-compatible server at --api-base)."),
     out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl, config.json, metrics.json. "
                              "Rerunning the same command resumes it."),
     data: str = options.DATA,
@@ -50,6 +51,15 @@ def eval_command(
     prompts_file: Optional[Path] = options.PROMPTS_FILE,
     fast_metrics: bool = typer.Option(False, "--fast-metrics", help="Skip BERTScore and embedding similarity."),
     progress: bool = options.PROGRESS,
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="URL of an OpenAI-compatible server for "
+                                           "--model openai:NAME, e.g. http://localhost:8000/v1 (vLLM, SGLang); "
+                                           "the key comes from $MMSOC_API_KEY or $OPENAI_API_KEY."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Server calls in flight at once (openai "
+                                    "backend; at most --batch-size are, so raise both together)."),
+    request_timeout: float = typer.Option(600.0, "--request-timeout", min=1.0, help="Seconds a server call may "
+                                          "take before it is retried (openai backend)."),
+    retries: int = typer.Option(6, "--retries", min=0, help="Retries of a server call that timed out, could not "
+                                "connect or got 408/409/429/5xx, with exponential backoff (openai backend)."),
 ) -> None:
     """Evaluate MODEL on MM-Soc tasks, logging every prediction and writing metrics.json."""
     from mmsoc.models.base import GenerationSettings
@@ -67,7 +77,8 @@ def eval_command(
     config = RunConfig.create(settings, None if greedy else _seeds(seeds), model=model, tasks=tasks,
                               data=data_id, split=split, adapter=adapter, dtype=dtype,
                               prompt_version={t: v for t, (_, v) in prompts.items()})
-    options = ModelOptions(data=data_id, dtype=dtype, device=device, adapter=adapter)
+    options = ModelOptions(data=data_id, dtype=dtype, device=device, adapter=adapter, api_base=api_base,
+                           concurrency=concurrency, timeout=request_timeout, retries=retries)
     metrics = run_eval(config, out, lambda: make_model(model, options), prompts=prompts, batch_size=batch_size,
                        limit=limit, progress=progress, fast_metrics=fast_metrics, modalities=modalities(model))
     if metrics:

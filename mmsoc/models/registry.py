@@ -16,12 +16,20 @@ DEFAULT_BACKEND = "hf"
 @dataclass(frozen=True)
 class ModelOptions:
     """What a backend may need besides its argument: the data (baselines train on its train split),
-    weights dtype, device and a peft adapter."""
+    weights dtype, device and a peft adapter; for a model on a server, its URL and how to call it."""
 
     data: str = "sample"
     dtype: str = "float32"
     device: str = "auto"
     adapter: str | None = None
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible server (``http://HOST:PORT/v1``)."""
+    concurrency: int = 8
+    """Calls in flight at once."""
+    timeout: float = 600.0
+    """Seconds one call may take before it is retried."""
+    retries: int = 6
+    """Retries of a call that timed out, could not connect, or got 408/409/429/5xx (exponential backoff)."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,8 @@ class ModelEntry:
     description: str
     adapters: bool = False
     """Whether ``--adapter`` (a peft adapter) applies."""
+    remote: bool = False
+    """Whether the model is called on a server (``--api-base`` applies)."""
 
 
 BACKENDS: Registry[ModelEntry] = Registry("model backend")
@@ -61,6 +71,8 @@ def make_model(model: str, options: ModelOptions = ModelOptions()) -> Model:
     entry, arg = resolve(model)
     if options.adapter and not entry.adapters:
         raise ValueError(f"--adapter applies to transformers models, not to {model!r}")
+    if options.api_base and not entry.remote:
+        raise ValueError(f"--api-base applies to a model on a server (--model openai:NAME), not to {model!r}")
     build = load_target(entry.build)
     return build(arg, options)  # type: ignore[operator]
 

@@ -1,0 +1,153 @@
+"""A real OpenAI-compatible server for tests: ``transformers serve`` on a tiny LLaVA, and a forwarding proxy
+that can answer 500 for chosen requests (a second real HTTP server in front of the first)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+SERVING_MODULES = ("fastapi", "uvicorn", "openai")
+SERVING_MISSING = [name for name in SERVING_MODULES if importlib.util.find_spec(name) is None]
+SKIP_REASON = (f"transformers[serving] is not installed (missing {', '.join(SERVING_MISSING)}): "
+               "pip install 'transformers[serving]==5.24.0'")
+
+# The processor chat template of llava-hf/llava-1.5-7b-hf: "USER: <image>\n{text} ASSISTANT:", the
+# prompt our LLaVA family format builds, so the server and the in-process backend see the same tokens.
+LLAVA15_CHAT_TEMPLATE = (
+    "{% for message in messages %}{% if message['role'] != 'system' %}{{ message['role'].upper() + ': '}}"
+    "{% endif %}{# Render all images first #}{% for content in message['content'] | selectattr('type', "
+    "'equalto', 'image') %}{{ '<image>\n' }}{% endfor %}{# Render all text next #}{% if message['role'] "
+    "!= 'assistant' %}{% for content in message['content'] | selectattr('type', 'equalto', 'text') %}"
+    "{{ content['text'] + ' '}}{% endfor %}{% else %}{% for content in message['content'] | "
+    "selectattr('type', 'equalto', 'text') %}{% generation %}{{ content['text'] + ' '}}{% endgeneration %}"
+    "{% endfor %}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}"
+)
+CHILD_ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+
+
+def servable_copy(model_dir: str | Path, folder: Path) -> Path:
+    """A copy of a tiny LLaVA folder with the processor chat template that ``transformers serve`` needs."""
+    shutil.copytree(model_dir, folder)
+    (folder / "chat_template.jinja").write_text(LLAVA15_CHAT_TEMPLATE)
+    return folder
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ServeProcess:
+    """``transformers serve MODEL_DIR`` on 127.0.0.1:PORT, CPU only; start, kill (SIGKILL), start again."""
+
+    def __init__(self, model_dir: Path, port: int | None = None, log: Path | None = None):
+        self.model_dir, self.port = model_dir, port or free_port()
+        self.log = log or model_dir.parent / f"serve-{self.port}.log"
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self, timeout: float = 180.0) -> ServeProcess:
+        command = [sys.executable, "-c", "import sys; from transformers.cli.transformers import main; sys.exit(main())",
+                   "serve", str(self.model_dir), "--host", "127.0.0.1", "--port", str(self.port), "--device", "cpu"]
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=CHILD_ENV,
+                                            start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"transformers serve exited: {self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/health", timeout=2):
+                    return self
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.3)
+        self.kill()
+        raise RuntimeError(f"transformers serve did not come up in {timeout:.0f} s: {self.log.read_text()[-2000:]}")
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(30)
+        self.process = None
+
+
+class FailingProxy:
+    """Forwards every call to ``upstream``; a chat call whose ``seed`` is in ``fail_once`` gets one 500 answer
+    first, one in ``fail_always`` only 500s. Records each chat call's seed and Authorization header."""
+
+    def __init__(self, upstream: str, fail_once: set[int] = frozenset(), fail_always: set[int] = frozenset()):
+        self.upstream, self.fail_once, self.fail_always = upstream.rstrip("/"), set(fail_once), set(fail_always)
+        self.seeds: list[int | None] = []
+        self.auth: set[str] = set()
+        self.lock = threading.Lock()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._forward(None)
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                seed = json.loads(body).get("seed")
+                with proxy.lock:
+                    proxy.seeds.append(seed)
+                    proxy.auth.add(self.headers.get("Authorization", ""))
+                    fail = seed in proxy.fail_always or seed in proxy.fail_once
+                    proxy.fail_once.discard(seed)
+                if fail:
+                    self._answer(500, b'{"error": {"message": "injected failure"}}')
+                else:
+                    self._forward(body)
+
+            def _forward(self, body: bytes | None) -> None:
+                request = urllib.request.Request(proxy.upstream + self.path.removeprefix("/v1"), data=body,
+                                                 method="POST" if body is not None else "GET",
+                                                 headers={"Content-Type": "application/json"})
+                try:
+                    with urllib.request.urlopen(request, timeout=300) as response:
+                        self._answer(response.status, response.read())
+                except urllib.error.HTTPError as err:
+                    self._answer(err.code, err.read())
+                except (urllib.error.URLError, OSError):
+                    self._answer(502, b'{"error": {"message": "upstream unreachable"}}')
+
+            def _answer(self, status: int, payload: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> FailingProxy:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
