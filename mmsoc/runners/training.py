@@ -126,7 +126,8 @@ def _micro_batches(items: Sequence[Item], collate: Callable[[list[Item]], Batch]
     from torch.utils.data import DataLoader
 
     # The loader's own generator keeps starting an epoch from drawing on the global RNG (dropout).
-    loader = DataLoader(items, batch_size=size, collate_fn=collate, generator=torch.Generator().manual_seed(epoch))
+    loader: Any = DataLoader(items, batch_size=size, collate_fn=collate,  # type: ignore[arg-type]  # any sequence
+                             generator=torch.Generator().manual_seed(epoch))
     if accelerator is not None:
         loader = accelerator.prepare(loader)
         return len(loader), accelerator.skip_first_batches(loader, skip) if skip else loader
@@ -269,7 +270,7 @@ def load_state(folder: str | Path, name: str) -> Any:
 def save_rng(folder: str | Path, rank: int = 0) -> None:
     """This process's random generators (Python, NumPy, torch CPU and CUDA) as ``rng.rank<r>.*``."""
     cuda = list(torch.cuda.get_rng_state_all()) if torch.cuda.is_available() else []
-    numpy = np.random.get_state()
+    numpy: tuple[Any, ...] = tuple(np.random.get_state())
     save_state(folder, f"rng.rank{rank}", {"python": random.getstate(), "torch": torch.get_rng_state(), "cuda": cuda,
                                            "numpy": [numpy[0], numpy[1].tolist(), *map(_scalar, numpy[2:])]})
 
