@@ -11,22 +11,21 @@ import torch
 from PIL import Image
 from typer.testing import CliRunner
 
-from mmsoc.models.base import GenerationSettings
-from mmsoc.models.families import format_prompt
-from mmsoc.models.backends.hf import HFModel, load_hf_model
 from mmsoc.cli import app
-from mmsoc.data import load_examples
-from mmsoc.runners.finetune.collate import IGNORE_INDEX, TrainCollator
-from mmsoc.runners.finetune.data import build_training_set
-from mmsoc.runners.finetune.explanations import Explanation, read_explanations
-from mmsoc.runners.finetune.merge import merge_adapter
-from mmsoc.runners.finetune.data import answer_text
-from mmsoc.tasks.kinds.base import answer_part, with_explanation
-from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, train_lora
-from mmsoc.runners.finetune.explain import why_prompt
 from mmsoc.core.io import InputError
 from mmsoc.core.records import Example
+from mmsoc.data import load_examples
+from mmsoc.models.backends.hf import HFModel, load_hf_model
+from mmsoc.models.base import GenerationSettings
+from mmsoc.models.families import format_prompt
+from mmsoc.runners.finetune.collate import IGNORE_INDEX, TrainCollator
+from mmsoc.runners.finetune.data import answer_text, build_training_set
+from mmsoc.runners.finetune.explain import why_prompt
+from mmsoc.runners.finetune.explanations import Explanation, read_explanations
+from mmsoc.runners.finetune.merge import merge_adapter
+from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, train_lora
 from mmsoc.tasks import parse_response
+from mmsoc.tasks.kinds.base import answer_part, with_explanation
 from mmsoc.tasks.mmsoc.table import YOUTUBE_TOPICS
 from mmsoc.tasks.registry import TASKS
 
@@ -258,3 +257,32 @@ def test_cli_refuses_to_overwrite_an_adapter_folder(tiny_llava, trained, tmp_pat
     result = CliRunner().invoke(app, ["finetune", "--model", str(tiny_llava), "--tasks", "hate", "--limit", "2",
                                       "--out", str(trained.adapter_dir), "--no-progress"])
     assert result.exit_code == 2 and "resume it or choose a new folder" in result.output
+
+
+def test_explain_writes_a_run_folder_that_resumes_refuses_other_settings_and_feeds_finetune(tmp_path):
+    def explain(out: Path, *extra: str):
+        return CliRunner().invoke(app, ["explain", "--model", "random", "--task", "hate", "--limit", "6",
+                                        "--out", str(out), "--no-progress", *extra])
+
+    out = tmp_path / "teacher"
+    first = explain(out)
+    assert first.exit_code == 0 and "6 written, 0 already there, 0 skipped" in first.output, first.output
+    log = (out / "predictions.jsonl").read_bytes()
+    rows = [json.loads(line) for line in log.splitlines()]
+    examples = load_examples("hate", "sample", "train", limit=8).examples
+    assert [(r["task"], r["id"]) for r in rows] == [("hate", e.id) for e in examples[:6]]
+    assert all(r["prompt"].endswith("\n" + why_prompt("hate", e.label)) and r["explanation"] and r["label"] == e.label
+               for r, e in zip(rows, examples))
+    assert json.loads((out / "config.json").read_text())["model"] == "random"
+    again = explain(out)
+    assert "0 written, 6 already there" in again.output and (out / "predictions.jsonl").read_bytes() == log
+    more = explain(out, "--limit", "8")  # more items of the same run: only the new ones are asked
+    assert more.exit_code == 0 and "2 written, 6 already there" in more.output
+    assert explain(tmp_path / "fresh", "--limit", "8").exit_code == 0
+    assert (out / "predictions.jsonl").read_bytes() == (tmp_path / "fresh" / "predictions.jsonl").read_bytes()
+    other = explain(out, "--sample", "--seed", "3")
+    assert other.exit_code == 2 and "different run" in other.output and "seed: None there, 3 now" in other.output
+    table = read_explanations(out)
+    assert sorted(table) == sorted(("hate", e.id) for e in examples)
+    training = build_training_set(examples, PROMPTS, table)
+    assert all(item.explained and " Explanation: " in item.target for item in training.items)

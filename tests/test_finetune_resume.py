@@ -1,9 +1,12 @@
-"""A killed fine-tuning run resumes from its last checkpoint; two processes give one adapter."""
+"""A killed fine-tuning run resumes from its last checkpoint; two processes give one adapter; resuming loads
+no pickle and refuses a different configuration."""
 
 from __future__ import annotations
 
 import json
 import os
+import pickle
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +14,9 @@ from pathlib import Path
 import pytest
 import torch
 from safetensors.torch import load_file
+from typer.testing import CliRunner
 
+from mmsoc.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = "epochs=1, batch_size=4, micro_batch_size=2, learning_rate=1e-2, save_every=2, seed=3"
@@ -86,3 +91,80 @@ def test_two_process_accelerate_launch_gives_one_adapter(tiny_llava, tmp_path):
     assert [row["step"] for row in _log(out)] == [1, 2]
     assert done.stdout.count("adapter:") == 1
     assert sorted(p.name for p in out.glob("adapter_*")) == ["adapter_config.json", "adapter_model.safetensors"]
+
+
+# --- resuming checks what it resumes ---------------------------------------------------------------
+
+CLI = ["finetune", "--tasks", "hate", "--limit", "8", "--batch-size", "4", "--micro-batch-size", "2", "--lr", "1e-2",
+       "--save-every", "1", "--max-steps", "2", "--target-modules", "q_proj,v_proj", "--no-progress"]
+
+
+class _CreatesFile:
+    """Unpickling this creates the file at ``path``."""
+
+    def __init__(self, path: Path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+@pytest.fixture(scope="module")
+def cli_run(tiny_llava, tmp_path_factory):
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    out = tmp_path_factory.mktemp("cli") / "adapter"
+    result = CliRunner().invoke(app, [*CLI, "--model", str(tiny_llava), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    yield tiny_llava, out
+    torch.set_num_threads(threads)
+
+
+def _resume(model: Path, out: Path, *changes: str):
+    return CliRunner().invoke(app, [*CLI, "--model", str(model), "--out", str(out), "--resume", *changes])
+
+
+def _error(output: str) -> str:
+    """The one error line (a refusal comes before the model is loaded, so it is all the output)."""
+    assert output.count("error: ") == 1 and output.startswith("error: "), output
+    return output.strip()
+
+
+def test_checkpoints_hold_no_pickle_and_resume_from_the_cli(cli_run):
+    model, out = cli_run
+    step = out / "checkpoints" / "step-000002"
+    assert sorted(p.suffix for p in step.iterdir()) <= [".json", ".md", ".safetensors"] * 10
+    before = (out / "adapter_model.safetensors").read_bytes()
+    result = _resume(model, out)
+    assert result.exit_code == 0, result.output
+    assert "2 steps" in result.output and (out / "adapter_model.safetensors").read_bytes() == before
+
+
+@pytest.mark.parametrize("planted", ["custom_checkpoint_0.pkl", "optimizer.safetensors"])
+def test_a_planted_pickle_is_refused_and_never_unpickled(cli_run, tmp_path, planted):
+    model, source = cli_run
+    out = tmp_path / "adapter"
+    shutil.copytree(source, out)
+    marker = tmp_path / "pwned"
+    payload = pickle.dumps(_CreatesFile(marker), protocol=4)
+    pickle.loads(pickle.dumps(_CreatesFile(tmp_path / "control"), protocol=4))  # the payload does run when unpickled
+    assert (tmp_path / "control").exists()
+    (out / "checkpoints" / "step-000002" / planted).write_bytes(payload)
+    result = _resume(model, out)
+    assert result.exit_code == 2
+    assert not marker.exists()
+    line = _error(result.output)
+    assert "\n" not in line and planted in line and "unpickled" in line
+
+
+@pytest.mark.parametrize("change, field", [(("--tasks", "hate,humor"), "tasks"),
+                                           (("--lr", "1e-3"), "train.learning_rate: 0.01 there, 0.001 now"),
+                                           (("--lora-rank", "2"), "lora.rank: 8 there, 2 now")])
+def test_resuming_with_another_configuration_is_refused_naming_the_field(cli_run, change, field):
+    model, out = cli_run
+    files = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    result = _resume(model, out, *change)
+    assert result.exit_code == 2, result.output
+    line = _error(result.output)
+    assert "different run" in line and field in line and "\n" not in line
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == files

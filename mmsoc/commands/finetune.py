@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from mmsoc.core.cli import commands
 from mmsoc.commands import options
+from mmsoc.core.cli import Adapter, BatchSize, Device, Dtype, Limit, Progress, Seed, commands
 
 app = commands()
 
+
 def _load(tasks: tuple[str, ...], data: str, split: str, limit: int | None) -> tuple[list, list[dict]]:
-    """Examples of every task, with the loaders' per-item problems as rows."""
+    """Examples of every task, with the loaders' per-item problems as rows (task, id, problem)."""
     from mmsoc.data import load_examples
 
     examples, problems = [], []
     for task in tasks:
         loaded = load_examples(task, data, split=split, limit=limit)
         examples += loaded.examples
-        problems += [{"task": task, "id": p.id, "reason": str(p)} for p in loaded.problems]
+        problems += [{"task": task, "id": p.id, "problem": str(p)} for p in loaded.problems]
     return examples, problems
 
 
@@ -44,9 +44,10 @@ def finetune(
     tasks: str = typer.Option("all", "--tasks", help="'all' or comma-separated task ids, trained together."),
     data: str = options.DATA,
     split: str = typer.Option("train", "--split", help="Split to train on."),
-    limit: Optional[int] = options.LIMIT,
-    explanations: Optional[Path] = typer.Option(None, "--explanations", help="Teacher JSONL (id, explanation): "
-                                                "targets become 'ANSWER Explanation: ...'."),
+    limit: Limit = None,
+    explanations: Path | None = typer.Option(None, "--explanations", help="Teacher explanations: a run folder "
+                                             "of 'mmsoc explain' or a JSONL file (id, explanation); targets "
+                                             "become 'ANSWER Explanation: ...'."),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Passes over the training items."),
     batch_size: int = typer.Option(16, "--batch-size", min=1, help="Examples per optimizer step (all processes)."),
     micro_batch_size: int = typer.Option(4, "--micro-batch-size", min=1,
@@ -54,10 +55,11 @@ def finetune(
     learning_rate: float = typer.Option(2e-4, "--lr", min=0.0, help="Peak learning rate."),
     warmup_ratio: float = typer.Option(0.03, "--warmup-ratio", min=0.0, max=1.0, help="Share of steps warming up."),
     weight_decay: float = typer.Option(0.0, "--weight-decay", min=0.0, help="AdamW weight decay."),
-    max_steps: Optional[int] = typer.Option(None, "--max-steps", min=1, help="Stop after this many optimizer steps."),
+    max_steps: int | None = typer.Option(None, "--max-steps", min=1, help="Stop after this many optimizer steps."),
     save_every: int = typer.Option(0, "--save-every", min=0, help="Checkpoint every N optimizer steps (0: never)."),
-    resume: bool = typer.Option(False, "--resume", help="Continue from the newest checkpoint in --out."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the LoRA initialisation and the data order."),
+    resume: bool = typer.Option(False, "--resume", help="Continue from the newest checkpoint in --out (the same "
+                                "configuration only; a different one is refused)."),
+    seed: Seed = 0,
     precision: str = typer.Option("auto", "--precision", help="auto (bf16 where the GPU supports it), bf16 or no."),
     rank: int = typer.Option(8, "--lora-rank", min=1, help="LoRA rank r."),
     alpha: int = typer.Option(16, "--lora-alpha", min=1, help="LoRA scaling alpha."),
@@ -65,17 +67,24 @@ def finetune(
     target_modules: str = typer.Option("q_proj,k_proj,v_proj,o_proj", "--target-modules",
                                        help="Comma-separated names of language-model linear layers to adapt."),
     max_target_tokens: int = typer.Option(256, "--max-target-tokens", min=2, help="Longest target kept (tokens)."),
-    prompt_version: Optional[str] = options.PROMPT_VERSION,
-    prompts_file: Optional[Path] = options.PROMPTS_FILE,
-    progress: bool = options.PROGRESS,
+    prompt_version: str | None = options.PROMPT_VERSION,
+    prompts_file: Path | None = options.PROMPTS_FILE,
+    progress: Progress = True,
 ) -> None:
     """LoRA fine-tuning of MODEL on one or more tasks at once (answer tokens only carry the loss)."""
-    from mmsoc.models.backends.hf import load_hf_model
     from mmsoc.core.distributed import process_state
+    from mmsoc.core.io import write_jsonl
+    from mmsoc.models.backends.hf import load_hf_model
     from mmsoc.runners.finetune.data import build_training_set
     from mmsoc.runners.finetune.explanations import read_explanations
-    from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, resolve_precision, train_lora
-    from mmsoc.core.io import write_jsonl
+    from mmsoc.runners.finetune.train import (
+        LoraSettings,
+        TrainSettings,
+        check_out_dir,
+        resolve_precision,
+        run_identity,
+        train_lora,
+    )
     from mmsoc.tasks import parse_task_list
 
     lora = LoraSettings(rank, alpha, dropout, tuple(m.strip() for m in target_modules.split(",") if m.strip()))
@@ -87,20 +96,22 @@ def finetune(
     examples, problems = _load(task_ids, data, split, limit)
     table = read_explanations(explanations) if explanations else None
     training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table)
-    dtype = "bfloat16" if resolve_precision(precision) == "bf16" else "float32"
-    state = process_state()
-    base, processor, family = load_hf_model(model, dtype)
     meta = {"tasks": list(task_ids), "data": data, "split": split, "limit": limit,
             "prompt_version": {t: v for t, (_, v) in prompts.items()},
             "explanations": str(explanations) if explanations else None,
             "explained": sum(item.explained for item in training.items),
             "skipped": len(problems) + len(training.problems)}
+    check_out_dir(out, resume, run_identity(lora, settings, training.items, meta))  # before loading the model
+    dtype = "bfloat16" if resolve_precision(precision) == "bf16" else "float32"
+    state = process_state()
+    base, processor, family = load_hf_model(model, dtype)
     result = train_lora(base, processor, family, training.items, out, lora, settings, resume=resume, meta=meta,
                         progress=progress)
     if not state.is_main_process:
         return
     if problems or training.problems:
-        write_jsonl(out / "problems.jsonl", problems + training.problems)
+        write_jsonl(out / "problems.jsonl", problems + [{"task": p["task"], "id": p["id"], "problem": p["reason"]}
+                                                        for p in training.problems])
     last = f", last loss {result.losses[-1]:.4f}" if result.losses else ""
     typer.echo(f"adapter: {result.adapter_dir} ({result.steps} steps on {len(training.items)} items{last})")
 
@@ -109,58 +120,63 @@ def finetune(
 def explain(
     model: str = typer.Option(..., "--model", help="Teacher: any --model accepted by 'mmsoc eval'."),
     task: str = typer.Option(..., "--task", help="Task id or comma-separated ids with labels to explain."),
-    out: Path = typer.Option(..., "--out", help="Explanations JSONL (appended; a rerun skips done items)."),
+    out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl (one explanation per item, for "
+                             "'mmsoc finetune --explanations'), config.json, problems.jsonl. Rerunning the same "
+                             "command resumes it; a different configuration is refused."),
     data: str = options.DATA,
     split: str = typer.Option("train", "--split", help="Split whose gold labels are explained."),
-    limit: Optional[int] = options.LIMIT,
-    batch_size: int = options.REQUEST_BATCH,
-    seed: int = options.SEED,
+    limit: Limit = None,
+    batch_size: BatchSize = 8,
+    seed: Seed = 0,
     greedy: bool = typer.Option(True, "--greedy/--sample", help="Greedy decoding (default) or nucleus sampling."),
     max_new_tokens: int = options.MAX_NEW_TOKENS,
     top_p: float = options.TOP_P,
     temperature: float = options.TEMPERATURE,
-    adapter: Optional[str] = options.ADAPTER,
-    dtype: str = options.DTYPE,
-    device: str = options.DEVICE,
-    progress: bool = options.PROGRESS,
+    adapter: Adapter = None,
+    dtype: Dtype = "float32",
+    device: Device = "auto",
+    progress: Progress = True,
 ) -> None:
     """Write teacher explanations of the gold labels with the label-conditioned "why" prompts."""
     from mmsoc.models.registry import ModelOptions, make_model
     from mmsoc.runners.finetune.explain import write_explanations
     from mmsoc.tasks import parse_task_list
 
-    examples, problems = _load(parse_task_list(task), data, split, limit)
+    task_ids = parse_task_list(task)
+    examples, problems = _load(task_ids, data, split, limit)
     backend = make_model(model, ModelOptions(data, dtype, device, adapter))
+    meta = {"model": model, "adapter": adapter, "tasks": list(task_ids), "data": data, "split": split, "dtype": dtype}
     summary = write_explanations(backend, examples, out, _settings(greedy, max_new_tokens, top_p, temperature),
-                                 seed, batch_size, progress)
+                                 seed, batch_size, progress, meta, problems)
     typer.echo(f"{out}: {summary.written} written, {summary.already_done} already there, "
-               f"{len(summary.problems) + len(problems)} skipped")
+               f"{len(summary.problems)} skipped")
 
 
 @app.command("self-improve")
 def self_improve(
     task: str = typer.Option(..., "--task", help="Task id."),
     model: str = typer.Option(..., "--model", help="Any --model accepted by 'mmsoc eval'."),
-    out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl, config.json, metrics.json, "
-                             "similarity.png. Rerunning the same command resumes it."),
+    out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl (one row per item and round), "
+                             "config.json, metrics.json, problems.jsonl, similarity.png. Rerunning the same command "
+                             "resumes it; a different configuration is refused."),
     rounds: int = typer.Option(6, "--rounds", min=1, help="Answer rounds (the paper's: 6)."),
     data: str = options.DATA,
     split: str = typer.Option("test", "--split", help="Split to use."),
-    limit: Optional[int] = options.LIMIT,
-    batch_size: int = options.REQUEST_BATCH,
-    seed: int = options.SEED,
+    limit: Limit = None,
+    batch_size: BatchSize = 8,
+    seed: Seed = 0,
     greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding instead of nucleus sampling."),
     max_new_tokens: int = options.MAX_NEW_TOKENS,
     top_p: float = options.TOP_P,
     temperature: float = options.TEMPERATURE,
-    text_encoder: Optional[str] = typer.Option(None, "--text-encoder", help="Model for BERTScore and sentence "
+    text_encoder: str | None = typer.Option(None, "--text-encoder", help="Model for BERTScore and sentence "
                                                "cosine (default: the bundled all-MiniLM-L6-v2)."),
-    adapter: Optional[str] = options.ADAPTER,
-    dtype: str = options.DTYPE,
-    device: str = options.DEVICE,
-    prompt_version: Optional[str] = options.PROMPT_VERSION,
-    prompts_file: Optional[Path] = options.PROMPTS_FILE,
-    progress: bool = options.PROGRESS,
+    adapter: Adapter = None,
+    dtype: Dtype = "float32",
+    device: Device = "auto",
+    prompt_version: str | None = options.PROMPT_VERSION,
+    prompts_file: Path | None = options.PROMPTS_FILE,
+    progress: Progress = True,
 ) -> None:
     """Ask MODEL to improve its own answer over several rounds; score how answers drift."""
     from mmsoc.models.registry import ModelOptions, make_model
@@ -169,12 +185,13 @@ def self_improve(
 
     (task_id,) = parse_task_list(task)
     (instruction, version), = _prompts((task_id,), model, prompt_version, prompts_file).values()
-    examples, _ = _load((task_id,), data, split, limit)
+    examples, problems = _load((task_id,), data, split, limit)
     backend = make_model(model, ModelOptions(data, dtype, device, adapter))
     metrics = run_self_improve(backend, examples, instruction, version, out, rounds,
                                _settings(greedy, max_new_tokens, top_p, temperature), seed, batch_size,
                                text_encoder, meta={"model": model, "adapter": adapter, "data": data,
-                                                   "split": split, "limit": limit}, progress=progress)
+                                                   "split": split, "limit": limit, "dtype": dtype},
+                               progress=progress, problems=problems)
     for row in metrics["adjacent"]:
         typer.echo(f"rounds {row['from']}->{row['to']}: " + ", ".join(f"{k} {row[k]:.3f}" for k in
                                                                       ("bertscore", "sentence_cosine", "bigram")))
@@ -184,8 +201,8 @@ def self_improve(
 def merge_adapter_command(
     adapter: Path = typer.Option(..., "--adapter", help="peft adapter folder (from 'mmsoc finetune')."),
     out: Path = typer.Option(..., "--out", help="New folder for the standalone merged model."),
-    model: Optional[str] = typer.Option(None, "--model", help="Base model (default: the one the adapter records)."),
-    dtype: str = typer.Option("float32", "--dtype", help="Weights dtype: float32, bfloat16, float16 or auto."),
+    model: str | None = typer.Option(None, "--model", help="Base model (default: the one the adapter records)."),
+    dtype: Dtype = "float32",
 ) -> None:
     """Fold a LoRA adapter into its base model and save a standalone model folder."""
     from mmsoc.runners.finetune.merge import merge_adapter

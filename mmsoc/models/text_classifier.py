@@ -14,12 +14,15 @@ def fit_sequence_classifier(model_id_or_dir: str, texts: list[str], targets: np.
                             multilabel: bool = False, epochs: int = 3, learning_rate: float = 5e-5,
                             batch_size: int = 16, max_length: int = 128,
                             device: str = "auto") -> Callable[[list[str]], np.ndarray]:
-    """Fine-tune every weight (AdamW, seeded shuffling) and return a texts -> probabilities function.
+    """Fine-tune every weight (AdamW, seeded order per epoch, the shared training loop of
+    ``mmsoc.runners.training``) and return a texts -> probabilities function.
 
     ``targets``: class indices below ``n_labels``, or a 0/1 matrix with ``n_labels`` columns when
     ``multilabel`` (sigmoid + BCE loss).
     """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from mmsoc.runners.training import LoopSettings, train_loop
 
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(model_id_or_dir)
@@ -27,21 +30,21 @@ def fit_sequence_classifier(model_id_or_dir: str, texts: list[str], targets: np.
         model_id_or_dir, num_labels=n_labels, ignore_mismatched_sizes=True,
         problem_type="multi_label_classification" if multilabel else "single_label_classification")
     target = resolve_device(device)
-    model.to(target).train()
+    model.to(target)
 
     def encode(batch: list[str]):
         return tokenizer(batch, padding=True, truncation=True, max_length=max_length,
                          return_tensors="pt").to(target)
 
     labels = torch.tensor(targets, dtype=torch.float32 if multilabel else torch.long)
+
+    def collate(rows: list[int]) -> dict[str, torch.Tensor]:
+        return {**encode([texts[i] for i in rows]), "labels": labels[rows].to(target)}
+
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
-    order = torch.Generator().manual_seed(seed)
-    for _ in range(epochs):
-        for idx in torch.randperm(len(texts), generator=order).split(batch_size):
-            loss = model(**encode([texts[i] for i in idx]), labels=labels[idx].to(target)).loss
-            loss.backward()
-            optimizer.step()
-            optimizer.zero_grad()
+    # In this process only (no accelerator): under ``accelerate launch`` each evaluation process fits its own.
+    train_loop(model, optimizer, range(len(texts)), collate, lambda m, batch: m(**batch).loss,
+               LoopSettings(epochs=epochs, micro_batch_size=batch_size, max_grad_norm=None, seed=seed))
     model.eval()
 
     @torch.inference_mode()

@@ -1,4 +1,8 @@
-"""Read run directories (config.json + predictions.jsonl) for reports, keeping notes on bad lines."""
+"""Read run directories (config.json + predictions.jsonl) for reports, keeping notes on bad lines.
+
+A run whose rows carry ``round`` (``mmsoc self-improve``) becomes one run per round, named
+"MODEL round N", so rounds are scored and compared side by side instead of counting as duplicates.
+"""
 
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ class Run:
     rows: dict[str, dict[int, dict[str, RunRow]]]
     skipped: list[str] = field(default_factory=list)
     duplicates: int = 0
+    round: int | None = None
 
     @property
     def model(self) -> str:
@@ -46,8 +51,9 @@ class Run:
         return [task for task in self.config.get("tasks") or [] if task not in self.rows]
 
 
-def load_run(path: str | Path) -> Run:
-    """Load one run directory; malformed prediction lines are skipped and recorded, not fatal."""
+def load_run(path: str | Path) -> list[Run]:
+    """Load one run directory (one run per round when rows carry ``round``); malformed prediction lines
+    are skipped and recorded, not fatal."""
     path = Path(path)
     config_path, predictions_path = path / "config.json", path / "predictions.jsonl"
     if not config_path.is_file():
@@ -60,20 +66,24 @@ def load_run(path: str | Path) -> Run:
         raise InputError(config_path, "expected a JSON object")
     if not predictions_path.is_file():
         raise InputError(predictions_path, "run directory has no predictions.jsonl")
-    run = Run(path, "", config, {})
+    rounds: dict[int | None, Run] = {}
+    skipped: list[str] = []
     with open(predictions_path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if line.strip():
                 try:
-                    _add_row(run, line)
+                    _add_row(rounds, path, config, line)
                 except RowError as err:
-                    run.skipped.append(err.located(predictions_path, number))
+                    skipped.append(err.located(predictions_path, number))
+    runs = [rounds[r] for r in sorted(rounds, key=lambda r: -1 if r is None else r)] or [Run(path, "", config, {})]
+    runs[0].skipped = skipped
     order = {task: spec.order for task, spec in TASKS.items()}
-    run.rows = {task: run.rows[task] for task in sorted(run.rows, key=lambda task: (order[task], task))}
-    return run
+    for run in runs:
+        run.rows = {task: run.rows[task] for task in sorted(run.rows, key=lambda task: (order[task], task))}
+    return runs
 
 
-def _add_row(run: Run, line: str) -> None:
+def _add_row(rounds: dict[int | None, Run], path: Path, config: dict[str, Any], line: str) -> None:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as err:
@@ -95,6 +105,10 @@ def _add_row(run: Run, line: str) -> None:
     seed = obj.get("seed")
     if seed is not None and not isinstance(seed, int):
         raise RowError(f"expected an integer or null, got {seed!r}", field="seed")
+    number = obj.get("round")
+    if number is not None and (not isinstance(number, int) or isinstance(number, bool)):
+        raise RowError(f"expected an integer or null, got {number!r}", field="round")
+    run = rounds.setdefault(number, Run(path, "", config, {}, round=number))
     valid = bool(obj["valid"])
     row = RunRow(str(obj["id"]), 0 if seed is None else seed, obj["parsed"] if valid else None, valid, obj["reference"])
     by_id = run.rows.setdefault(obj["task"], {}).setdefault(row.seed, {})
@@ -105,11 +119,16 @@ def _add_row(run: Run, line: str) -> None:
 
 
 def load_runs(paths: list[str | Path]) -> list[Run]:
-    """Load runs and give each a unique display name: the model, then the folder when models repeat."""
-    runs = [load_run(path) for path in paths]
-    models = [run.model for run in runs]
-    for run in runs:
-        run.name = run.model if models.count(run.model) == 1 else f"{run.model} ({run.path.name})"
+    """Load runs and give each a unique display name: the model, then the folder when models repeat
+    between folders, then the round."""
+    folders = [load_run(path) for path in paths]
+    models = [folder[0].model for folder in folders]
+    runs = []
+    for folder in folders:
+        for run in folder:
+            run.name = run.model if models.count(run.model) == 1 else f"{run.model} ({run.path.name})"
+            run.name += "" if run.round is None else f" round {run.round}"
+            runs.append(run)
     names = [run.name for run in runs]
     for i, run in enumerate(runs):
         if names.count(run.name) > 1:

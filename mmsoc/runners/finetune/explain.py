@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from tqdm.auto import tqdm
 
 from mmsoc.core.io import JsonlAppender
 from mmsoc.core.records import Example
+from mmsoc.core.runfolder import RunFolder
 from mmsoc.models.base import GenerationSettings, Model, Request
 from mmsoc.runners.finetune.data import request_for
-from mmsoc.runners.finetune.explanations import Explanation, read_explanations
+from mmsoc.runners.finetune.explanations import Explanation
 from mmsoc.tasks import get_task
 
 WHY_PROMPT_VERSION = "mmsoc-why-v1"
@@ -36,7 +39,7 @@ def why_prompt(task_id: str, label: str | Sequence[str]) -> str:
 
 @dataclass
 class ExplainSummary:
-    """Counts of a run of ``write_explanations`` and the items it skipped (task, id, reason)."""
+    """Counts of a run of ``write_explanations`` and the items it skipped (task, id, problem)."""
 
     written: int = 0
     already_done: int = 0
@@ -52,37 +55,50 @@ def explain_requests(examples: Sequence[Example], seed: int | None) -> tuple[lis
                 raise ValueError("no gold label to explain")
             requests.append(request_for(example, why_prompt(example.task, example.label), seed))
         except ValueError as err:
-            problems.append({"task": example.task, "id": example.id, "reason": str(err)})
+            problems.append({"task": example.task, "id": example.id, "problem": str(err)})
     return requests, problems
 
 
-def write_explanations(backend: Model, examples: Sequence[Example], out_path: str | os.PathLike,
-                       settings: GenerationSettings, seed: int = 0, batch_size: int = 8,
-                       progress: bool = False) -> ExplainSummary:
-    """Append one explanation row per example to ``out_path`` (JSON Lines, flushed per row).
+def write_explanations(backend: Model, examples: Sequence[Example], out_dir: str | os.PathLike,
+                       settings: GenerationSettings, seed: int = 0, batch_size: int = 8, progress: bool = False,
+                       meta: dict[str, Any] | None = None,
+                       problems: Sequence[dict[str, str]] = ()) -> ExplainSummary:
+    """Explain every example into the run folder ``out_dir`` (``RunFolder``, rows keyed by task and id).
 
-    Rows already in the file are kept and their items skipped, so a killed run resumes; empty
-    responses are recorded as problems and not written (a rerun asks again).
+    ``config.json`` holds the run's identity (``meta``, e.g. the teacher model and data, plus the
+    generation settings and prompt version): a different one on the same folder is refused.
+    ``predictions.jsonl`` gets one explanation row per item as soon as its batch is done, so a killed
+    run resumes; empty responses and unlabelled items go to ``problems.jsonl`` (with ``problems``
+    given by the caller) and a rerun asks again.
     """
+    folder = RunFolder(out_dir, key_fields=("task", "id"))
+    generation = {"greedy": True, "max_new_tokens": settings.max_new_tokens} if settings.greedy else asdict(settings)
+    config = {"why_prompt_version": WHY_PROMPT_VERSION, "generation": generation,
+              "seed": None if settings.greedy else seed, **(meta or {})}
+    config = json.loads(json.dumps(config))
     labels = {(e.task, e.id): e.label for e in examples}
-    requests, problems = explain_requests(examples, None if settings.greedy else seed)
-    summary = ExplainSummary(problems=problems)
-    with JsonlAppender(out_path) as log:
-        done = read_explanations(out_path)
+    requests, skipped = explain_requests(examples, None if settings.greedy else seed)
+    summary = ExplainSummary(problems=[*problems, *skipped])
+    with folder.lock():
+        folder.check(config)
+        folder.repair()
+        done = folder.done()
         todo = [r for r in requests if (r.task, r.id) not in done]
         summary.already_done = len(requests) - len(todo)
-        bar = tqdm(total=len(todo), desc="explaining", disable=not progress)
-        for start in range(0, len(todo), batch_size):
-            batch = todo[start:start + batch_size]
-            for request, raw in zip(batch, backend.generate(batch, settings)):
-                if not raw.strip():
-                    summary.problems.append({"task": request.task, "id": request.id, "reason": "empty explanation"})
-                    continue
-                label = labels[(request.task, request.id)]
-                log.append(Explanation(request.id, raw.strip(), request.task,
-                                       label if isinstance(label, str) else ",".join(label),
-                                       request.prompt, WHY_PROMPT_VERSION).row())
-                summary.written += 1
-            bar.update(len(batch))
-        bar.close()
+        folder.claim(config)
+        with JsonlAppender(folder.own_log(0, 1)) as log:
+            for start in tqdm(range(0, len(todo), batch_size), desc="explaining", disable=not progress):
+                batch = todo[start:start + batch_size]
+                for request, raw in zip(batch, backend.generate(batch, settings)):
+                    if not raw.strip():
+                        summary.problems.append({"task": request.task, "id": request.id,
+                                                 "problem": "empty explanation"})
+                        continue
+                    label = labels[(request.task, request.id)]
+                    log.append(Explanation(request.id, raw.strip(), request.task,
+                                           label if isinstance(label, str) else ",".join(label),
+                                           request.prompt, WHY_PROMPT_VERSION).row())
+                    summary.written += 1
+        folder.merge([(r.task, r.id) for r in requests])
+        folder.write_problems(summary.problems)
     return summary

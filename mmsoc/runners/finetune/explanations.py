@@ -1,12 +1,15 @@
 """Teacher explanation files: JSON Lines rows ``{"id", "explanation"}`` (plus ``task``, ``label``,
-``prompt``, ``prompt_version`` when written by ``mmsoc explain``)."""
+``prompt``, ``prompt_version`` when written by ``mmsoc explain``, whose run folder keeps them in
+``predictions.jsonl``)."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from mmsoc.core.io import InputError, read_jsonl
+from mmsoc.core.runfolder import PREDICTIONS
 
 
 @dataclass(frozen=True)
@@ -26,8 +29,13 @@ class Explanation:
 
 
 def read_explanations(path: str | os.PathLike) -> dict[tuple[str, str], Explanation]:
-    """Explanations keyed by (task, id); a row without ``task`` is keyed by ("", id) and applies to
-    every task. Missing or non-string fields and duplicate keys raise InputError."""
+    """Explanations keyed by (task, id), from a JSONL file or an ``mmsoc explain`` run folder; a row
+    without ``task`` is keyed by ("", id) and applies to every task. Missing or non-string fields and
+    duplicate keys raise InputError."""
+    if Path(path).is_dir():
+        path = Path(path, PREDICTIONS)
+        if not path.is_file():
+            raise InputError(path, "no explanations here: give a JSONL file or an 'mmsoc explain' run folder")
     table: dict[tuple[str, str], Explanation] = {}
     for line, row in read_jsonl(path):
         for field in ("id", "explanation"):

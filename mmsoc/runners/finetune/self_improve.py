@@ -1,8 +1,10 @@
 """Self-improvement (paper 4.1): the model answers, then answers again given its previous answer.
 
-Every response goes to ``RUN_DIR/predictions.jsonl`` as soon as its batch finishes (a rerun
-resumes); ``metrics.json`` holds the similarity of adjacent rounds and of each round to the
-reference (BERTScore, sentence-embedding cosine, bigram Jaccard) and ``similarity.png`` plots them.
+RUN_DIR is a run folder (``mmsoc.core.runfolder``): every response goes to ``predictions.jsonl`` as
+soon as its batch finishes (a rerun resumes; rows are keyed by task, id, seed and round, and
+``mmsoc report`` shows each round as a run of its own); ``metrics.json`` holds the similarity of
+adjacent rounds and of each round to the reference (BERTScore, sentence-embedding cosine, bigram
+Jaccard) and ``similarity.png`` plots them.
 """
 
 from __future__ import annotations
@@ -11,16 +13,17 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import asdict, replace
-from pathlib import Path
+from typing import Any
 
 from tqdm.auto import tqdm
 
-from mmsoc.models.base import GenerationSettings, Model, Request
-from mmsoc.runners.finetune.data import answer_text, request_for
-from mmsoc.core.io import InputError, JsonlAppender, atomic_open, read_jsonl, write_json
+from mmsoc.core.io import JsonlAppender, atomic_open
+from mmsoc.core.records import Example
+from mmsoc.core.runfolder import RunFolder
 from mmsoc.metrics.embedding import bertscore, embedding_similarity
 from mmsoc.metrics.text import bigram_similarity
-from mmsoc.core.records import Example
+from mmsoc.models.base import GenerationSettings, Model, Request
+from mmsoc.runners.finetune.data import answer_text, request_for
 from mmsoc.tasks import parse_response
 
 SELF_IMPROVE_VERSION = "self-improve-v1"
@@ -28,7 +31,7 @@ REVISE_TEMPLATE = ('Your previous answer to this question was: "{previous}"\n'
                    "Considering it, answer the question again.\n{instruction}")
 """Prompt of rounds 2 and later (versioned by SELF_IMPROVE_VERSION)."""
 
-PREDICTIONS = "predictions.jsonl"
+KEY = ("task", "id", "seed", "round")
 METRICS = ("bertscore", "sentence_cosine", "bigram")
 
 
@@ -40,56 +43,76 @@ def round_prompt(instruction: str, previous: str | None) -> str:
 def run_self_improve(backend: Model, examples: Sequence[Example], instruction: str, prompt_version: str,
                      out_dir: str | os.PathLike, rounds: int = 6, settings: GenerationSettings = GenerationSettings(),
                      seed: int = 0, batch_size: int = 8, text_encoder: str | None = None,
-                     meta: dict | None = None, progress: bool = False) -> dict:
-    """Run ``rounds`` rounds over labelled ``examples`` of one task; write the log, metrics and plot."""
-    out_dir = Path(out_dir)
-    examples = [e for e in examples if e.label is not None]
-    if not examples or rounds < 1:
+                     meta: dict | None = None, progress: bool = False,
+                     problems: Sequence[dict[str, Any]] = ()) -> dict:
+    """Run ``rounds`` rounds over labelled ``examples`` of one task into the run folder ``out_dir``.
+
+    Rows are keyed by (task, id, seed, round); ``config.json`` is the run's identity (a different
+    configuration on the same folder is refused), unlabelled items go to ``problems.jsonl`` (with
+    ``problems`` given by the caller). Returns the metrics also written to ``metrics.json``.
+    """
+    folder = RunFolder(out_dir, key_fields=KEY)
+    labelled = [e for e in examples if e.label is not None]
+    problems = [*problems, *({"task": e.task, "id": e.id, "problem": "no gold label"} for e in examples
+                             if e.label is None)]
+    if not labelled or rounds < 1:
         raise ValueError("self-improvement needs labelled examples and at least one round")
-    task = examples[0].task
-    config = {"task": task, "rounds": rounds, "seed": seed, "generation": asdict(settings),
-              "prompt_version": prompt_version, "revise_version": SELF_IMPROVE_VERSION, **(meta or {})}
-    _check_config(out_dir / "config.json", config)
-    write_json(out_dir / "config.json", config)
-    references = {e.id: answer_text(task, e.label) for e in examples}
-    answers: dict[tuple[int, str], str] = {}
-    with JsonlAppender(out_dir / PREDICTIONS) as log:
-        for _, row in read_jsonl(log.path):
-            answers[(row["round"], row["id"])] = row["raw"]
-        bar = tqdm(total=rounds * len(examples), desc="self-improvement", disable=not progress)
-        for number in range(1, rounds + 1):
-            todo = [e for e in examples if (number, e.id) not in answers]
-            bar.update(len(examples) - len(todo))
-            for start in range(0, len(todo), batch_size):
-                batch = todo[start:start + batch_size]
-                requests = [_request(e, instruction, answers.get((number - 1, e.id)), number,
-                                     None if settings.greedy else seed) for e in batch]
-                for example, request, raw in zip(batch, requests, backend.generate(requests, settings)):
-                    parsed = parse_response(task, raw)
-                    log.append({"task": task, "id": example.id, "seed": seed, "round": number,
-                                "prompt": request.prompt, "prompt_version": prompt_version, "raw": raw,
-                                "parsed": parsed.label, "valid": parsed.ok, "reference": references[example.id]})
-                    answers[(number, example.id)] = raw
-                bar.update(len(batch))
-        bar.close()
-    ids = [e.id for e in examples]
-    per_round = [[answers[(r, i)] for i in ids] for r in range(1, rounds + 1)]
-    metrics = {**similarity_table(per_round, [references[i] for i in ids], text_encoder),
-               "success_rate": [sum(parse_response(task, a).ok for a in answers_r) / len(ids) for answers_r in per_round],
-               "task": task, "items": len(ids), "rounds": rounds}
-    write_json(out_dir / "metrics.json", metrics)
-    plot_similarity(metrics, out_dir / "similarity.png")
+    task = labelled[0].task
+    config = json.loads(json.dumps({"task": task, "rounds": rounds, "seed": seed, "generation": asdict(settings),
+                                    "prompt_version": prompt_version, "revise_version": SELF_IMPROVE_VERSION,
+                                    **(meta or {})}))
+    references = {e.id: answer_text(task, e.label) for e in labelled}
+    with folder.lock():
+        folder.check(config)
+        folder.repair()
+        answers = {(row["round"], row["id"]): row["raw"] for row in folder.rows()}
+        folder.claim(config)
+        with JsonlAppender(folder.own_log(0, 1)) as log:
+            bar = tqdm(total=rounds * len(labelled), desc="self-improvement", disable=not progress)
+            for number in range(1, rounds + 1):
+                todo = [e for e in labelled if (number, e.id) not in answers]
+                bar.update(len(labelled) - len(todo))
+                for start in range(0, len(todo), batch_size):
+                    batch = todo[start:start + batch_size]
+                    requests = [_request(e, instruction, answers.get((number - 1, e.id)), number,
+                                         None if settings.greedy else seed) for e in batch]
+                    for example, request, raw in zip(batch, requests, backend.generate(requests, settings)):
+                        log.append(_row(example, request, raw, seed, number, prompt_version, references[example.id]))
+                        answers[(number, example.id)] = raw
+                    bar.update(len(batch))
+            bar.close()
+        folder.merge([(task, e.id, seed, number) for number in range(1, rounds + 1) for e in labelled])
+        folder.write_problems(problems)
+        ids = [e.id for e in labelled]
+        per_round = [[answers[(r, i)] for i in ids] for r in range(1, rounds + 1)]
+        metrics = {**similarity_table(per_round, [references[i] for i in ids], text_encoder),
+                   "success_rate": [sum(parse_response(task, a).ok for a in answers_r) / len(ids)
+                                    for answers_r in per_round],
+                   "task": task, "items": len(ids), "rounds": rounds}
+        folder.write_metrics(metrics)
+        plot_similarity(metrics, folder.path / "similarity.png")
     return metrics
+
+
+def _row(example: Example, request: Request, raw: str, seed: int, number: int, prompt_version: str,
+         reference_text: str) -> dict[str, Any]:
+    """A prediction row as ``mmsoc eval`` writes it (so ``mmsoc report`` scores each round), plus the round,
+    the prompt and the reference answer text the similarities compare against."""
+    lenient = parse_response(example.task, raw, mode="lenient")
+    strict = parse_response(example.task, raw, mode="strict")
+    label = example.label
+    return {"task": example.task, "id": example.id, "seed": seed, "round": number, "prompt": request.prompt,
+            "prompt_version": prompt_version, "raw": raw, "parsed": _jsonable(lenient.label), "valid": lenient.ok,
+            "strict_valid": strict.ok, "reference": _jsonable(label), "reference_text": reference_text}
+
+
+def _jsonable(value: Any) -> Any:
+    return list(value) if isinstance(value, (tuple, set, frozenset)) else value
 
 
 def _request(example: Example, instruction: str, previous: str | None, number: int, seed: int | None) -> Request:
     """Each round draws its own randomness: the request id carries the round."""
     return replace(request_for(example, round_prompt(instruction, previous), seed), id=f"{example.id}#round{number}")
-
-
-def _check_config(path: Path, config: dict) -> None:
-    if path.exists() and json.loads(path.read_text()) != json.loads(json.dumps(config)):
-        raise InputError(path, "this run folder holds a different self-improvement run; choose a new --out")
 
 
 def similarity_table(per_round: Sequence[Sequence[str]], references: Sequence[str],

@@ -1,16 +1,29 @@
-"""LoRA fine-tuning of an image-text-to-text model with peft and accelerate.
+"""LoRA fine-tuning of an image-text-to-text model with peft and accelerate, on the shared training loop.
 
 One optimizer step sees ``batch_size`` examples: micro-batches on every process, accumulated as
-needed. Checkpoints hold the adapter weights, optimizer, scheduler and RNG states (accelerate's
-``save_state``) so ``resume=True`` continues exactly where the last checkpoint left off.
+needed. ``resume=True`` continues exactly where the last checkpoint left off; a checkpoint holds no
+pickle and loads without running code from it::
+
+    checkpoints/step-000004/
+        adapter_model.safetensors, adapter_config.json   the adapter so far (usable as --adapter)
+        optimizer.safetensors + optimizer.json           AdamW state: tensors, and the rest as JSON
+        scheduler.safetensors + scheduler.json           the LR schedule's position
+        rng.rank<r>.safetensors + rng.rank<r>.json       each process's Python, NumPy and torch generators
+        trainer_state.json                               {"step": 4, "format": "mmsoc-checkpoint-v1"}
+
+A checkpoint is built in ``.step-N.partial`` and renamed into place, so a listed one is complete.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import re
+import shutil
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,21 +32,32 @@ import torch
 from accelerate import Accelerator
 from peft import LoraConfig, get_peft_model, set_peft_model_state_dict
 from safetensors.torch import load_file
-from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 from transformers import get_cosine_schedule_with_warmup
 
-from mmsoc.models.families import Family, format_prompt
 from mmsoc.core.distributed import make_accelerator, process_state
+from mmsoc.core.io import JsonlAppender, UsageError, read_jsonl, write_json, write_jsonl
+from mmsoc.core.runfolder import RunFolder
+from mmsoc.models.families import Family, format_prompt
 from mmsoc.runners.finetune.collate import TrainCollator
 from mmsoc.runners.finetune.data import TrainItem
-from mmsoc.core.io import JsonlAppender, read_jsonl, write_json, write_jsonl
+from mmsoc.runners.training import (
+    LoopSettings,
+    LoopState,
+    load_rng,
+    load_state,
+    refuse_pickles,
+    save_rng,
+    save_state,
+    train_loop,
+)
 
 TRAIN_LOG = "train_log.jsonl"
 CONFIG_FILE = "finetune_config.json"
 CHECKPOINTS = "checkpoints"
 STATE_FILE = "trainer_state.json"
 ADAPTER_WEIGHTS = "adapter_model.safetensors"
+CHECKPOINT_FORMAT = "mmsoc-checkpoint-v1"
 
 
 @dataclass(frozen=True)
@@ -90,36 +114,35 @@ def resolve_precision(precision: str = "auto") -> str:
 
 
 def latest_checkpoint(out_dir: str | Path) -> Path | None:
-    """The newest complete checkpoint (its state file is written last) or None."""
+    """The newest checkpoint (each is renamed into place once complete) or None."""
     done = [path.parent for path in Path(out_dir, CHECKPOINTS).glob(f"step-*/{STATE_FILE}")]
     return max(done, key=lambda path: int(path.name.split("-")[1]), default=None)
 
 
-def _register_adapter_hooks(accelerator: Accelerator) -> None:
-    """Checkpoints store only the adapter weights, never a copy of the frozen base model."""
-
-    def save_hook(models: list, weights: list, output_dir: str) -> None:
-        for model in models:
-            if accelerator.is_main_process:
-                accelerator.unwrap_model(model).save_pretrained(output_dir)
-            if weights:
-                weights.pop()
-
-    def load_hook(models: list, input_dir: str) -> None:
-        while models:
-            model = accelerator.unwrap_model(models.pop())
-            set_peft_model_state_dict(model, load_file(str(Path(input_dir, ADAPTER_WEIGHTS))))
-
-    accelerator.register_save_state_pre_hook(save_hook)
-    accelerator.register_load_state_pre_hook(load_hook)
+def run_identity(lora: LoraSettings, settings: TrainSettings, items: Sequence[TrainItem], meta: dict | None = None,
+                 base_model: str | None = None, family: str | None = None) -> dict:
+    """What must match for ``resume`` to continue a run (``config.json``): every setting that changes the
+    adapter, flat so that a refusal names each field (``lora.rank``, ``train.learning_rate``, ``tasks``, ...).
+    Without ``base_model`` and ``family`` it is the part that can be checked before the model is loaded."""
+    pairs = [[item.request.task, item.request.id, item.request.prompt, item.target] for item in items]
+    fingerprint = hashlib.sha256(json.dumps(pairs, ensure_ascii=False).encode()).hexdigest()[:16]
+    train = {k: v for k, v in asdict(settings).items() if k != "save_every"}  # when to save changes no weight
+    model = {"base_model": base_model, "family": family} if base_model is not None else {}
+    identity = {**model, **(meta or {}), **{f"lora.{k}": v for k, v in asdict(lora).items()},
+                **{f"train.{k}": v for k, v in train.items()}, "items": len(items), "items_sha256": fingerprint}
+    return json.loads(json.dumps(identity))
 
 
-def _check_out_dir(out_dir: Path, resume: bool) -> None:
-    if resume:
-        return
+def check_out_dir(out_dir: str | Path, resume: bool, identity: dict) -> None:
+    """Refuse a folder that holds a run unless resuming it, a resume with a different ``identity``
+    (``RunFolderError`` naming each field that differs) and a checkpoint to resume that carries pickles."""
+    out_dir = Path(out_dir)
     taken = [name for name in (ADAPTER_WEIGHTS, TRAIN_LOG, CHECKPOINTS) if (out_dir / name).exists()]
-    if taken:
+    if taken and not resume:
         raise FileExistsError(f"{out_dir} already holds {', '.join(taken)}; resume it or choose a new folder")
+    RunFolder(out_dir).check(identity)
+    if resume and (start := latest_checkpoint(out_dir)) is not None:
+        refuse_pickles(start)
 
 
 def train_lora(model: Any, processor: Any, family: Family, items: Sequence[TrainItem], out_dir: str | Path,
@@ -128,99 +151,76 @@ def train_lora(model: Any, processor: Any, family: Family, items: Sequence[Train
                on_step: Callable[[int, float], None] | None = None) -> TrainResult:
     """Fine-tune LoRA adapters on ``items`` and save them (peft format) to ``out_dir``.
 
-    Writes ``train_log.jsonl`` (loss per optimizer step), checkpoints every ``save_every`` steps
+    Writes ``config.json`` (the run's identity: resuming with other settings is refused, naming the
+    fields), ``train_log.jsonl`` (loss per optimizer step), checkpoints every ``save_every`` steps
     under ``checkpoints/step-N`` and ``finetune_config.json``. ``on_step(step, loss)`` is called
     after each optimizer step.
     """
     if not items:
         raise ValueError("no training items")
     out_dir = Path(out_dir)
-    _check_out_dir(out_dir, resume)
     micro = min(settings.micro_batch_size, settings.batch_size)
     world = process_state().num_processes
     accum = max(1, math.ceil(settings.batch_size / (micro * world)))
-    accelerator = make_accelerator(gradient_accumulation_steps=accum,
-                                   mixed_precision=resolve_precision(settings.precision))
-    _register_adapter_hooks(accelerator)
-    torch.manual_seed(settings.seed)
+    loop = LoopSettings(settings.epochs, micro, accum, settings.max_grad_norm, settings.max_steps, settings.seed)
+    base_model = getattr(model.config, "_name_or_path", "")
+    identity = run_identity(lora, settings, items, meta, base_model, family)
+    check_out_dir(out_dir, resume, identity)  # before anything is built
+    folder = RunFolder(out_dir)
+    accelerator = make_accelerator(mixed_precision=resolve_precision(settings.precision))
+    with ExitStack() as stack:
+        if accelerator.is_main_process:
+            stack.enter_context(folder.lock())
+            folder.claim(identity)
+        config = {"base_model": base_model, "family": family, "lora": asdict(lora), "train": asdict(settings),
+                  "processes": world, "gradient_accumulation": accum, "effective_batch_size": micro * world * accum,
+                  "total_steps": loop.total_steps(len(items), world), "items": len(items), **(meta or {})}
+        return _train(accelerator, model, processor, family, items, out_dir, lora, settings, loop, resume, config,
+                      progress, on_step)
 
+
+def _train(accelerator: Accelerator, model: Any, processor: Any, family: Family, items: Sequence[TrainItem],
+           out_dir: Path, lora: LoraSettings, settings: TrainSettings, loop: LoopSettings, resume: bool,
+           config: dict, progress: bool, on_step: Callable[[int, float], None] | None) -> TrainResult:
+    torch.manual_seed(settings.seed)
     model = get_peft_model(model, lora.peft_config())
     model.train()
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate,
                                   weight_decay=settings.weight_decay)
-    micro_per_epoch = math.ceil(len(items) / (micro * world))
-    steps_per_epoch = math.ceil(micro_per_epoch / accum)
-    total = steps_per_epoch * settings.epochs
-    if settings.max_steps:
-        total = min(total, settings.max_steps)
+    total = config["total_steps"]
     scheduler = get_cosine_schedule_with_warmup(optimizer, math.ceil(settings.warmup_ratio * total), total)
     model, optimizer = accelerator.prepare(model, optimizer)
-    accelerator.register_for_checkpointing(scheduler)
     collator = TrainCollator(processor, lambda r: format_prompt(family, processor, r.parts),
                              settings.max_target_tokens)
 
     step, start = 0, None
     if resume and (start := latest_checkpoint(out_dir)) is not None:
-        accelerator.load_state(str(start))
-        step = json.loads((start / STATE_FILE).read_text())["step"]
+        step = _load_checkpoint(start, accelerator, model, optimizer, scheduler)
     losses = _restart_log(out_dir, step, accelerator)
-    config = {"base_model": getattr(accelerator.unwrap_model(model).config, "_name_or_path", ""), "family": family,
-              "lora": asdict(lora), "train": asdict(settings), "processes": world, "gradient_accumulation": accum,
-              "effective_batch_size": micro * world * accum, "total_steps": total, "items": len(items),
-              **(meta or {})}
     bar = tqdm(total=total, initial=step, desc="fine-tuning", disable=not (progress and accelerator.is_main_process))
     log = JsonlAppender(out_dir / TRAIN_LOG) if accelerator.is_main_process else None
-    window: list[torch.Tensor] = []
-    for epoch in range(step // steps_per_epoch, settings.epochs):
-        if step >= total:
-            break
-        # The loader's own generator keeps starting an epoch from drawing on the global RNG (LoRA dropout).
-        loader = accelerator.prepare(DataLoader(_epoch_order(items, settings.seed, epoch), batch_size=micro,
-                                                collate_fn=collator, generator=torch.Generator().manual_seed(epoch)))
-        done_in_epoch = step - epoch * steps_per_epoch
-        if done_in_epoch:
-            loader = accelerator.skip_first_batches(loader, done_in_epoch * accum)
-        for batch in loader:
-            with accelerator.accumulate(model):
-                loss = model(**batch).loss
-                accelerator.backward(loss)
-                if accelerator.sync_gradients:
-                    accelerator.clip_grad_norm_(model.parameters(), settings.max_grad_norm)
-                optimizer.step()
-                optimizer.zero_grad()
-            window.append(loss.detach())
-            if not accelerator.sync_gradients:
-                continue
-            lr = scheduler.get_last_lr()[0]
-            scheduler.step()
-            step += 1
-            value = accelerator.gather(torch.stack(window).mean()[None]).mean().item()
-            window.clear()
-            losses.append(value)
-            if log is not None:
-                log.append({"step": step, "epoch": epoch, "loss": value, "lr": lr})
-            bar.update(1)
-            if settings.save_every and step % settings.save_every == 0:
-                _checkpoint(accelerator, out_dir, step)
-            if on_step is not None:
-                on_step(step, value)
-            if step >= total:
-                break
+
+    def after_step(state: LoopState) -> None:
+        losses.append(state.loss)
+        if log is not None:
+            log.append({"step": state.step, "epoch": state.epoch, "loss": state.loss, "lr": state.lr})
+        bar.update(1)
+        if settings.save_every and state.step % settings.save_every == 0:
+            _save_checkpoint(accelerator, model, optimizer, scheduler, out_dir, state.step)
+        if on_step is not None:
+            on_step(state.step, state.loss)
+
+    state = train_loop(model, optimizer, items, collator, lambda m, batch: m(**batch).loss, loop,
+                       accelerator=accelerator, scheduler=scheduler, start_step=step, on_step=after_step)
     bar.close()
     if log is not None:
         log.close()
     accelerator.wait_for_everyone()
     if accelerator.is_main_process:
         accelerator.unwrap_model(model).save_pretrained(out_dir)
-        write_json(out_dir / CONFIG_FILE, {**config, "steps": step})
+        write_json(out_dir / CONFIG_FILE, {**config, "steps": state.step})
     accelerator.wait_for_everyone()
-    return TrainResult(out_dir, step, losses, resumed_from=int(start.name.split("-")[1]) if start else 0)
-
-
-def _epoch_order(items: Sequence[TrainItem], seed: int, epoch: int) -> list[TrainItem]:
-    """A seeded shuffle per epoch: the same seed gives the same batches on any machine."""
-    order = torch.randperm(len(items), generator=torch.Generator().manual_seed(seed * 1000 + epoch))
-    return [items[i] for i in order.tolist()]
+    return TrainResult(out_dir, state.step, losses, resumed_from=int(start.name.split("-")[1]) if start else 0)
 
 
 def _restart_log(out_dir: Path, step: int, accelerator: Accelerator) -> list[float]:
@@ -234,9 +234,36 @@ def _restart_log(out_dir: Path, step: int, accelerator: Accelerator) -> list[flo
     return [row["loss"] for row in rows]
 
 
-def _checkpoint(accelerator: Accelerator, out_dir: Path, step: int) -> None:
-    folder = out_dir / CHECKPOINTS / f"step-{step:06d}"
-    accelerator.save_state(str(folder))
+def _save_checkpoint(accelerator: Accelerator, model: Any, optimizer: Any, scheduler: Any, out_dir: Path,
+                     step: int) -> None:
+    """Adapter, optimizer, scheduler and every process's RNG state, built aside and renamed into place."""
+    final = out_dir / CHECKPOINTS / f"step-{step:06d}"
+    build = final.with_name(f".{final.name}.partial")
     if accelerator.is_main_process:
-        write_json(folder / STATE_FILE, {"step": step})
+        shutil.rmtree(build, ignore_errors=True)
+        build.mkdir(parents=True)
     accelerator.wait_for_everyone()
+    if accelerator.is_main_process:
+        accelerator.unwrap_model(model).save_pretrained(build)
+        save_state(build, "optimizer", optimizer.state_dict())
+        save_state(build, "scheduler", scheduler.state_dict())
+    save_rng(build, accelerator.process_index)
+    accelerator.wait_for_everyone()
+    if accelerator.is_main_process:
+        write_json(build / STATE_FILE, {"step": step, "format": CHECKPOINT_FORMAT})
+        shutil.rmtree(final, ignore_errors=True)
+        os.replace(build, final)
+    accelerator.wait_for_everyone()
+
+
+def _load_checkpoint(folder: Path, accelerator: Accelerator, model: Any, optimizer: Any, scheduler: Any) -> int:
+    """Restore what ``_save_checkpoint`` wrote; a folder carrying pickles is refused before anything is read."""
+    refuse_pickles(folder)
+    state = json.loads((folder / STATE_FILE).read_text())
+    if state.get("format") != CHECKPOINT_FORMAT:
+        raise UsageError(f"{folder} is not a {CHECKPOINT_FORMAT} checkpoint; train into a new --out")
+    set_peft_model_state_dict(accelerator.unwrap_model(model), load_file(str(folder / ADAPTER_WEIGHTS)))
+    optimizer.load_state_dict(load_state(folder, "optimizer"))
+    scheduler.load_state_dict(load_state(folder, "scheduler"))
+    load_rng(folder, accelerator.process_index)
+    return int(state["step"])
