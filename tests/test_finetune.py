@@ -15,7 +15,7 @@ from mmsoc.models.base import GenerationSettings
 from mmsoc.models.families import format_prompt
 from mmsoc.models.backends.hf import HFModel, load_hf_model
 from mmsoc.cli import app
-from mmsoc.data import load_examples
+from mmsoc.tasks.data import load_examples
 from mmsoc.runners.finetune.collate import IGNORE_INDEX, TrainCollator
 from mmsoc.runners.finetune.data import build_training_set
 from mmsoc.runners.finetune.explanations import Explanation, read_explanations
@@ -27,7 +27,7 @@ from mmsoc.runners.finetune.explain import why_prompt
 from mmsoc.core.io import InputError
 from mmsoc.core.records import Example
 from mmsoc.tasks import parse_response
-from mmsoc.tasks.mmsoc.table import YOUTUBE_TOPICS
+from mmsoc.tasks.mmsoc.youtube2000 import YOUTUBE_TOPICS
 from mmsoc.tasks.registry import TASKS
 
 PROMPTS = {task: spec.prompt for task, spec in TASKS.items()}

@@ -12,7 +12,7 @@ import torch
 
 from mmsoc.models.base import GenerationSettings
 from mmsoc.models.backends.hf import HFModel
-from mmsoc.data import load_examples
+from mmsoc.tasks.data import load_examples
 from mmsoc.runners.finetune.self_improve import REVISE_TEMPLATE, run_self_improve
 from mmsoc.runners.finetune.data import answer_text
 from mmsoc.tasks.registry import TASKS

@@ -50,6 +50,7 @@ def eval_command(
     prompts_file: Optional[Path] = options.PROMPTS_FILE,
     fast_metrics: bool = typer.Option(False, "--fast-metrics", help="Skip BERTScore and embedding similarity."),
     progress: bool = options.PROGRESS,
+    text_length: options.TextLength = 128,
 ) -> None:
     """Evaluate MODEL on MM-Soc tasks, logging every prediction and writing metrics.json."""
     from mmsoc.models.base import GenerationSettings
@@ -66,7 +67,7 @@ def eval_command(
     data_id = data if data == "sample" or data.startswith("hf://") or data == "hub" else str(Path(data).resolve())
     config = RunConfig.create(settings, None if greedy else _seeds(seeds), model=model, tasks=tasks,
                               data=data_id, split=split, adapter=adapter, dtype=dtype,
-                              prompt_version={t: v for t, (_, v) in prompts.items()})
+                              prompt_version={t: v for t, (_, v) in prompts.items()}, text_length=text_length)
     options = ModelOptions(data=data_id, dtype=dtype, device=device, adapter=adapter)
     metrics = run_eval(config, out, lambda: make_model(model, options), prompts=prompts, batch_size=batch_size,
                        limit=limit, progress=progress, fast_metrics=fast_metrics, modalities=modalities(model))
