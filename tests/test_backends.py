@@ -106,7 +106,7 @@ def test_random_baseline_is_seeded_and_answers_with_labels():
 
 def test_finetuned_classifier_baseline_is_deterministic(tmp_path):
     from mmsoc.models.backends.text_baseline import TextBaselineModel
-    from mmsoc.data import load_examples
+    from mmsoc.tasks.data import load_examples
 
     bert = build_tiny_bert_classifier(tmp_path / "bert")
     examples = load_examples("hate", "sample", limit=8).examples

@@ -25,7 +25,7 @@ TRAIN = """
 import os, sys, torch
 torch.set_num_threads(1)
 from mmsoc.models.backends.hf import load_hf_model
-from mmsoc.data import load_examples
+from mmsoc.tasks.data import load_examples
 from mmsoc.runners.finetune.data import build_training_set
 from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, train_lora
 from mmsoc.tasks.registry import TASKS

@@ -16,7 +16,7 @@ from sklearn.preprocessing import MultiLabelBinarizer
 from mmsoc.metrics.normalize import normalize_ocr
 from mmsoc.tasks import score_task, score_task_detailed
 from mmsoc.metrics.text import wordnet_or_none
-from mmsoc.tasks.mmsoc.table import YOUTUBE_TOPICS
+from mmsoc.tasks.mmsoc.youtube2000 import YOUTUBE_TOPICS
 
 TOL = 1e-9
 

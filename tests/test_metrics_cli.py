@@ -11,7 +11,7 @@ from sklearn.preprocessing import MultiLabelBinarizer
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
-from mmsoc.tasks.mmsoc.table import YOUTUBE_TOPICS
+from mmsoc.tasks.mmsoc.youtube2000 import YOUTUBE_TOPICS
 
 
 def _score(*args: str):

@@ -2,15 +2,13 @@
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from mmsoc.data import load_examples
 from mmsoc.core.io import InputError
+from mmsoc.tasks.data import LoadOptions, load_examples
 
 MEMOTION_HEADER = ["", "image_name", "text_ocr", "text_corrected", "humour", "sarcasm", "offensive",
                    "motivational", "overall_sentiment", "split"]
@@ -108,35 +106,65 @@ def test_memotion_csv_label_maps_and_split_column(data_dir):
     assert load_examples("humor", str(data_dir)).examples[0].text == "ME WHEN"
 
 
-def test_memotion_xlsx_without_split_column(tmp_path):
+OFFICIAL_MEMOTION_HEADER = ["", "image", "text_ocr", "text_corrected", "humor", "sarcasm", "offensive",
+                            "motivational", "sentiment"]
+"""The columns as the MM-Soc code reads its labels.xlsx (``image``, ``humor``, ``sentiment``)."""
+
+
+def test_memotion_without_split_column_is_split_sequentially_as_mm_soc_does(tmp_path):
     from openpyxl import Workbook
 
     mem = tmp_path / "memotion"
+    mem.mkdir()
     workbook = Workbook()
     sheet = workbook.active
-    sheet.append(MEMOTION_HEADER[:-1])
-    names = [f"image_{i}.jpg" for i in range(60)]
-    for i, name in enumerate(names):
-        sheet.append([i, name, "t", f"text {i}", "funny", "general", "slight", "motivational", "positive"])
-    mem.mkdir()
+    sheet.append(OFFICIAL_MEMOTION_HEADER)
+    for i in range(13):
+        sheet.append([i, f"image_{i}.jpg", "t", f"text {i}", "funny", "general", "slight", "motivational",
+                      "very_positive" if i % 2 else "neutral"])
     workbook.save(mem / "labels.xlsx")
-    splits = {s: [e.id for e in load_examples("sarcasm", str(tmp_path), s).examples] for s in ("train", "dev", "test")}
-    assert sorted(sum(splits.values(), [])) == sorted(names)  # a partition of all rows
-    assert 30 <= len(splits["train"]) <= 58 and splits["test"] and splits["dev"]
-    again = [e.id for e in load_examples("sarcasm", str(tmp_path), "test").examples]
-    assert again == splits["test"]
-    sheet.append([60, "image_60.jpg", "t", "x", "funny", "general", "kind of", "motivational", "positive"])
-    workbook.save(mem / "labels.xlsx")
+    splits = {s: [e.id for e in load_examples("sentiment", str(tmp_path), s).examples] for s in ("train", "dev", "test")}
+    # hand-worked: 13 rows -> int(10.4) = 10 train, int(1.3) = 1 dev, the remaining 2 test, in file order
+    assert splits == {"train": [f"image_{i}.jpg" for i in range(10)], "dev": ["image_10.jpg"],
+                      "test": ["image_11.jpg", "image_12.jpg"]}
+    assert [e.id for e in load_examples("sentiment", str(tmp_path), "val").examples] == ["image_10.jpg"]
+    test = load_examples("sentiment", str(tmp_path), "test").examples
+    assert [(e.label, e.text, e.meta["split"]) for e in test] == [("positive", "text 11", "test"), ("neutral", "text 12", "test")]
+    assert [e.label for e in load_examples("humor", str(tmp_path), "dev").examples] == ["humorous"]
+    sheet.append([13, "image_13.jpg", "t", "x", "funny", "general", "kind of", "motivational", "positive"])
+    workbook.save(mem / "labels.xlsx")  # 14 rows: 11 train, 1 dev, rows 12 and 13 (sheet rows 14, 15) test
+    assert len(load_examples("offensive", str(tmp_path), "train").examples) == 11
     with pytest.raises(InputError) as err:
-        for split in ("train", "dev", "test"):
-            load_examples("offensive", str(tmp_path), split)
-    assert (err.value.line, err.value.field) == (62, "offensive") and "labels.xlsx" in err.value.path
+        load_examples("offensive", str(tmp_path), "test")
+    assert (err.value.line, err.value.field) == (15, "offensive") and "labels.xlsx" in err.value.path
+    with pytest.raises(InputError, match="no split 'valid'"):
+        load_examples("offensive", str(tmp_path), "valid")
+
+
+def test_memotion_7k_rows_split_5593_699_700(tmp_path):
+    import pandas as pd
+
+    n = 6992
+    rows = [[i, f"image_{i}.jpg", "t", f"meme {i}", "funny", "general", "slight", "motivational", "positive"]
+            for i in range(n)]
+    _csv(tmp_path / "memotion/labels.csv", MEMOTION_HEADER[:-1], rows)
+    ids = {s: [e.id for e in load_examples("humor", str(tmp_path), s).examples] for s in ("train", "dev", "test")}
+    assert [len(ids[s]) for s in ("train", "dev", "test")] == [5593, 699, 700]
+    # the MM-Soc code's own rule (data_utils.load_data), re-written on the same table
+    table = pd.read_csv(tmp_path / "memotion/labels.csv", index_col=0)
+    train_size, val_size = int(len(table) * 0.8), int(len(table) * 0.1)
+    official = {"train": table[:train_size], "dev": table[train_size:train_size + val_size],
+                "test": table[train_size + val_size:]}
+    assert ids == {s: list(frame["image_name"]) for s, frame in official.items()}
 
 
 def test_fakenewsnet_flips_labels(data_dir):
     result = load_examples("misinfo_politifact", str(data_dir))
     assert [(e.id, e.label) for e in result.examples] == [("0", "fake"), ("1", "true")]
-    assert result.examples[0].text == "Senator caught in secret deal, insiders say"
+    # the official truncate_input ends a text without closing punctuation with "."
+    assert result.examples[0].text == "Senator caught in secret deal, insiders say."
+    whole = load_examples("misinfo_politifact", str(data_dir), options=LoadOptions(text_length=0))
+    assert whole.examples[0].text == "Senator caught in secret deal, insiders say"
     assert result.examples[1].images[0].endswith("images/politi_test/b.jpg") and not result.problems
     with pytest.raises(InputError, match="file not found"):
         load_examples("misinfo_gossipcop", str(data_dir))
@@ -191,29 +219,55 @@ def test_malformed_csv_and_topic_rows(tmp_path):
         load_examples("hate", str(tmp_path / "nowhere"))
 
 
-def test_hub_rows_convert_through_the_local_loaders(tmp_path, monkeypatch):
-    import datasets
+def _official_truncate_input(text, max_num_words=256):
+    """MM-Soc's truncate_input (mmsoc/utils/data_utils.py), re-written small for comparison."""
+    import re
 
-    from mmsoc.data.hub import from_hub_rows
-
-    monkeypatch.setenv("MMSOC_CACHE", str(tmp_path))
-    images = [Image.new("RGB", (8, 8), "blue"), None]
-    ds = datasets.Dataset.from_dict({"image": images, "text": ["hello there", "second meme"], "label": [1, 0]})
-    result = from_hub_rows("ocr", "Ahren09/MMSoc_HatefulMemes", ds.cast_column("image", datasets.Image()), "test")
-    assert [(e.id, e.label) for e in result.examples] == [("hateful_memes/1", "hello there"), ("hateful_memes/2", "second meme")]
-    assert Image.open(result.examples[0].images[0]).size == (8, 8)
-    assert [(p.id, p.line) for p in result.problems] == [("hateful_memes/2", 2)]
-    memo = datasets.Dataset.from_dict({"image": [Image.new("RGB", (4, 4))], "image_name": ["image_9.jpg"],
-                                       "text": ["lol"], "humour": ["very_funny"]})
-    example = from_hub_rows("humor", "Ahren09/MMSoc_Memotion", memo.cast_column("image", datasets.Image()), "train").examples[0]
-    assert (example.id, example.label, example.text) == ("image_9.jpg", "humorous", "lol")
+    text = re.sub(r'\s+', ' ', re.sub(r"\n+", " ", text))
+    text = " ".join(text.split(" ")[:max_num_words])
+    return text if any(text.endswith(p) for p in ".,:;?!|") else text + "."
 
 
-def test_hub_offline_error_says_how_to_use_local_files(tmp_path):
-    env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path),
-           "MMSOC_CACHE": str(tmp_path)}
-    code = ("from mmsoc.data import load_examples\nfrom mmsoc.data.hub import HubUnavailable\n"
-            "try:\n    load_examples('sarcasm', 'hub')\nexcept HubUnavailable as err:\n    print(err)\n")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120).stdout
-    assert "cannot reach the Hugging Face hub for Ahren09/MMSoc_Memotion" in out
-    assert "--data DIR" in out and "--data sample" in out
+@pytest.mark.parametrize("text, words, expected", [
+    ("Breaking:\n\nthe  senator\tsaid yes to the new bill", 4, "Breaking: the senator said."),
+    ("Wow, really? yes", 1, "Wow,"),
+    ("All good!", 128, "All good!"),
+    ("no period here", 128, "no period here."),
+    ("pipe |", 5, "pipe |"),
+    (" lead word", 1, "."),  # a leading space is an empty first word in the official rule
+    ("kept whole\n\n as given", 0, "kept whole\n\n as given"),
+])
+def test_truncation_follows_the_official_rule(text, words, expected):
+    from mmsoc.tasks.data.text import truncate_words
+
+    assert truncate_words(text, words) == expected
+    if words:
+        assert truncate_words(text, words) == _official_truncate_input(text, words)
+
+
+def test_news_text_is_cut_to_text_length_words_on_the_way_to_the_model(tmp_path):
+    from typer.testing import CliRunner
+
+    from mmsoc.cli import app
+    from mmsoc.models.base import GenerationSettings
+    from mmsoc.runners.config import RunConfig
+    from mmsoc.runners.eval import plan, resolve_prompts
+
+    words = [f"w{i}" for i in range(200)]
+    _image(tmp_path / "fakenewsnet/images/politi_test/a.jpg", fmt="JPEG")
+    _csv(tmp_path / "fakenewsnet/politi_test.csv", ["id", "content", "image", "label"],
+         [["a", " ".join(words), "a.jpg", "0"]])
+    default = load_examples("misinfo_politifact", str(tmp_path)).examples[0].text
+    assert default == " ".join(words[:128]) + "."
+    config = RunConfig.create(GenerationSettings(greedy=True), None, model="random", tasks=("misinfo_politifact",),
+                              data=str(tmp_path), text_length=16)
+    (item,), _ = plan(config, resolve_prompts(config.tasks))
+    assert item.request.text == " ".join(words[:16]) + "."
+    assert item.request.parts[-1].text.startswith(f'Text: "{" ".join(words[:16])}."\n')
+    runner = CliRunner()
+    for flags, expected in (([], 128), (["--text-length", "0"], 0)):
+        out = tmp_path / f"run{expected}"
+        result = runner.invoke(app, ["eval", "--task", "misinfo_politifact", "--model", "random", "--data",
+                                     str(tmp_path), "--out", str(out), "--greedy", "--no-progress", *flags])
+        assert result.exit_code == 0, result.output
+        assert json.loads((out / "config.json").read_text())["text_length"] == expected

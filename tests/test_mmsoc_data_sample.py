@@ -9,9 +9,9 @@ from PIL import Image, ImageFont
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
-from mmsoc.data import load_examples
-from mmsoc.data.sample import N_TEST, N_TRAIN, write_sample
 from mmsoc.tasks import task_ids
+from mmsoc.tasks.data import load_examples
+from mmsoc.tasks.data.sample import N_TEST, N_TRAIN, write_sample
 from mmsoc.tasks.registry import TASKS
 
 CLASSIFICATION = [t for t, spec in TASKS.items() if spec.kind == "classification"]

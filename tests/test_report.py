@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
-from mmsoc.data.load import load_examples
+from mmsoc.tasks.data import load_examples
 from mmsoc.tasks import score_task
 from mmsoc.report import ReportSettings, write_report
 from mmsoc.tasks.registry import TASKS

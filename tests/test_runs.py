@@ -117,7 +117,7 @@ def test_metrics_are_means_over_seeds_of_per_seed_scores():
 def test_items_without_an_image_are_skipped_and_recorded(tmp_path):
     import shutil
 
-    from mmsoc.data.sample import ensure_sample
+    from mmsoc.tasks.data.sample import ensure_sample
 
     data = tmp_path / "data"
     shutil.copytree(ensure_sample() / "hateful_memes", data / "hateful_memes")

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from mmsoc.cli import app
 from mmsoc.core.records import Example
 from mmsoc.core.runfolder import RunFolderError
-from mmsoc.data import load_examples
+from mmsoc.tasks.data import load_examples
 from mmsoc.media.sentences import default_text_encoder_path, load_sentence_encoder
 from mmsoc.models.backends.hf import HFModel
 from mmsoc.models.backends.random_answers import RandomModel

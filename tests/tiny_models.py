@@ -30,7 +30,7 @@ from transformers import (
     PreTrainedTokenizerFast,
 )
 
-from mmsoc.tasks.mmsoc.table import YOUTUBE_TOPICS
+from mmsoc.tasks.mmsoc.youtube2000 import YOUTUBE_TOPICS
 from mmsoc.tasks.registry import TASKS
 
 IMAGE_SIZE = 32

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from mmsoc.core.cli import commands
+from mmsoc.core.cli import Limit, commands
 
 app = commands()
 
@@ -14,14 +15,18 @@ data_app = typer.Typer(help="MM-Soc data: the embedded sample and checks of loca
                        no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
+SampleOut = Annotated[Path, typer.Option("--out", help="Folder to write the sample to (must be empty or new).")]
+Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace the folder's contents if it is not empty.")]
+CheckData = Annotated[str, typer.Option("--data", help="Data folder in the MM-Soc layout, 'sample', 'hub' or "
+                                        "hf://OWNER/NAME.")]
+Split = Annotated[str, typer.Option("--split", help="Split to load (train, dev or test; val = dev).")]
+Tasks = Annotated[list[str] | None, typer.Option("--task", help="Task id to check (repeatable; default: all ten).")]
+
 
 @data_app.command("sample")
-def sample(
-    out: Path = typer.Option(..., "--out", help="Folder to write the sample to (must be empty or new)."),
-    overwrite: bool = typer.Option(False, "--overwrite", help="Replace the folder's contents if it is not empty."),
-) -> None:
+def sample(out: SampleOut, overwrite: Overwrite = False) -> None:
     """Write the embedded sample data (every task, train and test splits) in the local layout."""
-    from mmsoc.data.sample import N_TEST, N_TRAIN, write_sample
+    from mmsoc.tasks.data.sample import N_TEST, N_TRAIN, write_sample
 
     try:
         write_sample(out, overwrite=overwrite)
@@ -31,19 +36,15 @@ def sample(
 
 
 @data_app.command("check")
-def check(
-    data: str = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, 'sample', 'hub' or hf://OWNER/NAME."),
-    split: str = typer.Option("test", "--split", help="Split to load (train, dev or test)."),
-    task: list[str] = typer.Option(None, "--task", help="Task id to check (repeatable; default: all ten)."),
-    limit: int = typer.Option(None, "--limit", min=0, help="Load at most this many items per task."),
-) -> None:
-    """Load each task's split and report item counts and per-item problems (missing images, ...)."""
+def check(data: CheckData = "sample", split: Split = "test", task: Tasks = None, limit: Limit = None) -> None:
+    """Load each task's split and report item counts and per-item problems (missing images, paths
+    outside the data folder, ...)."""
     from rich.console import Console
     from rich.table import Table
 
     from mmsoc.core.io import InputError, UsageError
-    from mmsoc.data import load_examples
     from mmsoc.tasks import task_ids
+    from mmsoc.tasks.data import load_examples
 
     console, failed = Console(), False
     table = Table("task", "items", "problems", "first problem", title=f"data: {data} ({split})")

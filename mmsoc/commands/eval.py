@@ -60,6 +60,7 @@ def eval_command(
                                           "take before it is retried (openai backend)."),
     retries: int = typer.Option(6, "--retries", min=0, help="Retries of a server call that timed out, could not "
                                 "connect or got 408/409/429/5xx, with exponential backoff (openai backend)."),
+    text_length: options.TextLength = 128,
 ) -> None:
     """Evaluate MODEL on MM-Soc tasks, logging every prediction and writing metrics.json."""
     from mmsoc.models.base import GenerationSettings
@@ -76,7 +77,7 @@ def eval_command(
     data_id = data if data == "sample" or data.startswith("hf://") or data == "hub" else str(Path(data).resolve())
     config = RunConfig.create(settings, None if greedy else _seeds(seeds), model=model, tasks=tasks,
                               data=data_id, split=split, adapter=adapter, dtype=dtype,
-                              prompt_version={t: v for t, (_, v) in prompts.items()})
+                              prompt_version={t: v for t, (_, v) in prompts.items()}, text_length=text_length)
     options = ModelOptions(data=data_id, dtype=dtype, device=device, adapter=adapter, api_base=api_base,
                            concurrency=concurrency, timeout=request_timeout, retries=retries)
     metrics = run_eval(config, out, lambda: make_model(model, options), prompts=prompts, batch_size=batch_size,

@@ -12,13 +12,17 @@ from mmsoc.core.cli import Adapter, BatchSize, Device, Dtype, Limit, Progress, S
 app = commands()
 
 
-def _load(tasks: tuple[str, ...], data: str, split: str, limit: int | None) -> tuple[list, list[dict]]:
-    """Examples of every task, with the loaders' per-item problems as rows (task, id, problem)."""
-    from mmsoc.data import load_examples
 
+def _load(tasks: tuple[str, ...], data: str, split: str, limit: int | None,
+          text_length: int | None = None) -> tuple[list, list[dict]]:
+    """Examples of every task, with the loaders' per-item problems as rows (task, id, problem; news texts
+    cut to ``text_length`` words, None: the paper's default)."""
+    from mmsoc.tasks.data import LoadOptions, load_examples
+
+    options = LoadOptions() if text_length is None else LoadOptions(text_length=text_length)
     examples, problems = [], []
     for task in tasks:
-        loaded = load_examples(task, data, split=split, limit=limit)
+        loaded = load_examples(task, data, split=split, limit=limit, options=options)
         examples += loaded.examples
         problems += [{"task": task, "id": p.id, "problem": str(p)} for p in loaded.problems]
     return examples, problems
@@ -70,6 +74,7 @@ def finetune(
     prompt_version: str | None = options.PROMPT_VERSION,
     prompts_file: Path | None = options.PROMPTS_FILE,
     progress: Progress = True,
+    text_length: options.TextLength = 128,
 ) -> None:
     """LoRA fine-tuning of MODEL on one or more tasks at once (answer tokens only carry the loss)."""
     from mmsoc.core.distributed import process_state
@@ -93,10 +98,10 @@ def finetune(
                              max_target_tokens=max_target_tokens)
     task_ids = parse_task_list(tasks)
     prompts = _prompts(task_ids, model, prompt_version, prompts_file)
-    examples, problems = _load(task_ids, data, split, limit)
+    examples, problems = _load(task_ids, data, split, limit, text_length)
     table = read_explanations(explanations) if explanations else None
     training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table)
-    meta = {"tasks": list(task_ids), "data": data, "split": split, "limit": limit,
+    meta = {"tasks": list(task_ids), "data": data, "split": split, "limit": limit, "text_length": text_length,
             "prompt_version": {t: v for t, (_, v) in prompts.items()},
             "explanations": str(explanations) if explanations else None,
             "explained": sum(item.explained for item in training.items),

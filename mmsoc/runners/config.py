@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from mmsoc.models.base import GenerationSettings
+from mmsoc.tasks.data.dataset import TEXT_LENGTH
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class RunConfig:
     dtype: str = "float32"
     prompt_version: dict[str, str] | None = None
     """Task -> version of the prompt it was asked with."""
+    text_length: int = TEXT_LENGTH
+    """Words of a news text kept (MM-Soc's ``truncate_input``, ``--text_input_length 128``); 0 = all."""
 
     @classmethod
     def create(cls, settings: GenerationSettings, seeds: tuple[int, ...] | None, **fields) -> "RunConfig":

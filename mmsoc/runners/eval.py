@@ -43,15 +43,16 @@ def resolve_prompts(tasks: Sequence[str], version: str | None = None,
 def plan(config: RunConfig, prompts: dict[str, tuple[str, str]],
          limit: int | None = None) -> tuple[list[WorkItem], list[dict[str, Any]]]:
     """All work in the canonical order (task, then seed, then example) plus load problems."""
-    from mmsoc.data import load_examples
     from mmsoc.tasks import get_task, kind_of
+    from mmsoc.tasks.data import LoadOptions, load_examples
 
     work: list[WorkItem] = []
     problems: list[dict[str, Any]] = []
     for task in config.tasks:
         spec = get_task(task)
         kind = kind_of(spec)
-        loaded = load_examples(task, config.data, split=config.split, limit=limit)
+        loaded = load_examples(task, config.data, split=config.split, limit=limit,
+                               options=LoadOptions(text_length=config.text_length))
         problems += [{"task": task, "id": p.id, "problem": str(p)} for p in loaded.problems]
         instruction, version = prompts[task]
         seen: set[str] = set()

@@ -54,7 +54,7 @@ class TextBaselineModel:
         raise CannotScore("the text baseline answers a task's labels; it cannot score free options")
 
     def _fit(self, task: str, seed: int) -> Predictor:
-        from mmsoc.data import load_examples
+        from mmsoc.tasks.data import load_examples
         from mmsoc.tasks import get_task, kind_of
 
         spec = get_task(task)

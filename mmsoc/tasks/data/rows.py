@@ -1,6 +1,7 @@
 """Row readers for the label files of the real datasets (JSONL, CSV, XLSX) and per-row helpers.
 
-Every reader yields ``(line number, row dict)`` so that errors can name file, line and field.
+Every reader yields ``(line number, row dict)`` so that errors can name file, line and field;
+:func:`collect_examples` turns rows into examples, recording the items it has to leave out.
 """
 
 from __future__ import annotations
@@ -11,15 +12,14 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, UnidentifiedImageError
-
-from mmsoc.data.result import ItemProblem, LoadResult
 from mmsoc.core.io import InputError, read_jsonl
 from mmsoc.core.records import Example
+from mmsoc.tasks.data.result import ItemProblem, LoadResult, SkipItem
 
 Row = dict[str, Any]
 RowBuilder = Callable[[int, Row, list[ItemProblem]], Example | None]
-"""(line, row, problems) -> the row's example, or None to pass the row over; image problems go to ``problems``."""
+"""(line, row, problems) -> the row's example, or None to pass the row over; image problems go to
+``problems``; :class:`SkipItem` leaves the item out with its problem recorded."""
 
 
 def read_csv(path: str | os.PathLike) -> Iterator[tuple[int, Row]]:
@@ -29,8 +29,8 @@ def read_csv(path: str | os.PathLike) -> Iterator[tuple[int, Row]]:
         start = reader.line_num + 1
         for row in reader:
             if None in row:
-                raise InputError(path, f"{len(row[None]) + len(reader.fieldnames)} values for "
-                                 f"{len(reader.fieldnames)} columns", line=start)
+                columns = len(reader.fieldnames or ())
+                raise InputError(path, f"{len(row[None]) + columns} values for {columns} columns", line=start)
             yield start, row
             start = reader.line_num + 1
 
@@ -57,7 +57,8 @@ def read_xlsx(path: str | os.PathLike) -> Iterator[tuple[int, Row]]:
 def read_rows(path: str | os.PathLike) -> Iterator[tuple[int, Row]]:
     """Rows of a ``.jsonl``, ``.csv`` or ``.xlsx`` file."""
     suffix = Path(path).suffix.lower()
-    readers = {".jsonl": read_jsonl, ".csv": read_csv, ".xlsx": read_xlsx}
+    readers: dict[str, Callable[[str | os.PathLike], Iterator[tuple[int, Row]]]] = {
+        ".jsonl": read_jsonl, ".csv": read_csv, ".xlsx": read_xlsx}
     if suffix not in readers:
         raise InputError(path, f"unsupported file type {suffix!r} (expected .jsonl, .csv or .xlsx)")
     return readers[suffix](path)
@@ -82,29 +83,6 @@ def text_value(row: Row, names: tuple[str, ...]) -> str:
     return ""
 
 
-def image_problem(path: Path) -> str | None:
-    """Why the image at ``path`` cannot be used, or None when it opens and verifies."""
-    if not path.is_file():
-        return f"image not found: {path}"
-    try:
-        with Image.open(path) as image:
-            image.verify()
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as err:
-        return f"unreadable image {path}: {err}"
-    return None
-
-
-def resolve_image(root: Path, name: str, item_id: str, source: str | os.PathLike, line: int | None,
-                  field: str, problems: list[ItemProblem]) -> tuple[str, ...]:
-    """``(absolute path,)`` of a usable image, or ``()`` with the reason appended to ``problems``."""
-    path = (root / name).resolve()
-    problem = image_problem(path)
-    if problem is None:
-        return (str(path),)
-    problems.append(ItemProblem(item_id, str(source), field, problem, line))
-    return ()
-
-
 def existing_file(root: Path, *names: str) -> Path:
     """The first of ``root/name`` that exists; InputError naming what was looked for otherwise."""
     for name in names:
@@ -119,7 +97,11 @@ def collect_examples(rows: Iterable[tuple[int, Row]], limit: int | None, build: 
     for line, row in rows:
         if limit is not None and len(result.examples) >= limit:
             break
-        example = build(line, row, result.problems)
+        try:
+            example = build(line, row, result.problems)
+        except SkipItem as skipped:
+            result.problems.append(skipped.problem)
+            continue
         if example is not None:
             result.examples.append(example)
     return result

@@ -22,6 +22,15 @@ class ItemProblem:
         return f"{where}: item {self.id!r}, field '{self.field}': {self.message}"
 
 
+class SkipItem(Exception):
+    """Raised while building one item that must not be used at all (e.g. its image path leads outside
+    the data root): the item is left out and its problem recorded."""
+
+    def __init__(self, problem: ItemProblem):
+        super().__init__(str(problem))
+        self.problem = problem
+
+
 @dataclass
 class LoadResult:
     """Examples of one task and split, plus the problems recorded while loading them."""
@@ -29,17 +38,17 @@ class LoadResult:
     examples: list[Example] = field(default_factory=list)
     problems: list[ItemProblem] = field(default_factory=list)
 
-    def extend(self, other: "LoadResult") -> None:
+    def extend(self, other: LoadResult) -> None:
         self.examples.extend(other.examples)
         self.problems.extend(other.problems)
 
-    def head(self, limit: int | None) -> "LoadResult":
-        """The first ``limit`` examples and their problems (all when ``limit`` is None)."""
+    def head(self, limit: int | None) -> LoadResult:
+        """The first ``limit`` examples and the problems not of the examples dropped (all when ``limit``
+        is None); problems of items left out while loading stay."""
         if limit is None or len(self.examples) <= limit:
             return self
-        kept = self.examples[:limit]
-        ids = {example.id for example in kept}
-        return LoadResult(kept, [problem for problem in self.problems if problem.id in ids])
+        dropped = {example.id for example in self.examples[limit:]}
+        return LoadResult(self.examples[:limit], [problem for problem in self.problems if problem.id not in dropped])
 
 
 def share(limit: int | None, parts: int) -> int | None:

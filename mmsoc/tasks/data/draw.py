@@ -1,10 +1,15 @@
-"""Pillow drawings for the sample data: simple scenes, memes with rendered text, thumbnails."""
+"""Pillow drawings for the sample data: simple scenes, memes with rendered text, thumbnails, and the
+drawing helpers every sample writer shares (random scenes, balanced labels, saving)."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PIL import Image, ImageDraw, ImageFont
+if TYPE_CHECKING:
+    from PIL import Image, ImageFont
 
 COLORS: dict[str, tuple[int, int, int]] = {
     "red": (200, 40, 40), "orange": (235, 140, 30), "yellow": (240, 210, 50), "green": (50, 150, 70),
@@ -33,11 +38,37 @@ class Scene:
 
 
 def font() -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    from PIL import ImageFont
+
     return ImageFont.load_default(size=FONT_SIZE)
+
+
+def random_scene(rng: random.Random) -> Scene:
+    """A scene drawn from ``rng``: two different colours, a shape and a texture."""
+    background, shape_color = rng.sample(sorted(COLORS), 2)
+    return Scene(background, rng.choice(SHAPES), shape_color, rng.choice(TEXTURES))
+
+
+def balanced(rng: random.Random, n: int, labels: tuple) -> list:
+    """``n`` labels in (near) equal shares, shuffled."""
+    values = [labels[i % len(labels)] for i in range(n)]
+    rng.shuffle(values)
+    return values
+
+
+def save(image: Image.Image, path: Path) -> None:
+    """Save ``image`` as PNG (``.png``) or JPEG quality 90 (anything else), creating the folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix == ".png":
+        image.save(path, format="PNG")
+    else:
+        image.save(path, format="JPEG", quality=90)
 
 
 def draw_scene(scene: Scene, size: tuple[int, int]) -> Image.Image:
     """Render ``scene`` at ``size`` (width, height)."""
+    from PIL import Image, ImageDraw
+
     width, height = size
     base = COLORS[scene.background]
     image = Image.new("RGB", size, base)
@@ -82,6 +113,8 @@ def wrap(text: str, width: int) -> list[str]:
 
 def render_text(image: Image.Image, text: str, at_bottom: bool = False) -> Image.Image:
     """Draw ``text`` wrapped, white with a black outline, at the top (a meme caption) or the bottom."""
+    from PIL import ImageDraw
+
     draw, face, step = ImageDraw.Draw(image), font(), FONT_SIZE + 3
     lines = wrap(text, image.width - 8)
     top = image.height - len(lines) * step - 2 if at_bottom else 4

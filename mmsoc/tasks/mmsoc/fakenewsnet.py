@@ -1,0 +1,149 @@
+"""FakeNewsNet multimodal: ``DIR/fakenewsnet/{politi,gossip}_{train,test}.csv`` and images.
+
+Columns: an id (``id``, or the unnamed index column; the line number otherwise), the news text
+(``content``, ``text`` or ``title``), the image file name (``image``) and ``label`` where, as in the
+released CSVs, 0 = fake and 1 = real; MM-Soc flips it so that fake is the positive class. Images live
+in ``DIR/fakenewsnet/images/{politi,gossip}_{split}/``. The news text is cut to its first
+``LoadOptions.text_length`` words by MM-Soc's ``truncate_input`` rule (128 by default, the MM-Soc
+code's ``--text_input_length``; 0 keeps it whole). The hub copies ``Ahren09/MMSoc_PolitiFact`` and
+``Ahren09/MMSoc_GossipCop`` have columns ``image, text, label, split`` and splits ``train, test``;
+their ``label`` is read with 1 = fake (the MM-Soc code flips the CSV labels before use).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import random
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+
+from mmsoc.core.io import InputError, atomic_open
+from mmsoc.core.records import Example
+from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, HubCopy, LoadOptions, SampleContext
+from mmsoc.tasks.data.images import resolve_image
+from mmsoc.tasks.data.result import ItemProblem, LoadResult
+from mmsoc.tasks.data.rows import Row, collect_examples, existing_file, read_csv, require, text_value
+from mmsoc.tasks.data.text import truncate_words
+from mmsoc.tasks.spec import TaskSpec
+
+FOLDER = "fakenewsnet"
+IMAGES = "images"
+PREFIXES = {"misinfo_politifact": "politi", "misinfo_gossipcop": "gossip"}
+TITLES = {"misinfo_politifact": "PolitiFact", "misinfo_gossipcop": "GossipCop"}
+TEXT_COLUMNS = ("content", "text", "title")
+CSV_FAKE_VALUE = 0
+"""Raw ``label`` value that marks fake news in the released CSVs."""
+HUB_FAKE_VALUE = 1
+
+_MISINFO = "Is this news (image-text pair) misinformation? Answer 'Yes' or 'No'."
+_ANSWERS = (("yes", "fake"), ("no", "true"))
+_SYNONYMS = (("misinformation", "fake"), ("real", "true"))
+_WHY = (("fake", "Why do you think this image text pair is potentially misinformative?"),
+        ("true", "Why do you think this image text pair is potentially true news?"))
+
+TASKS = tuple(
+    TaskSpec(task, TITLES[task], "classification", _MISINFO, ("fake", "true"), group="misinfo", answers=_ANSWERS,
+             synonyms=_SYNONYMS, why=_WHY, sources=(FOLDER,), order=order)
+    for order, task in enumerate(PREFIXES)
+)
+
+
+def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
+         options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+    """Load ``root/{prefix}_{split}.csv`` (``root`` is ``DIR/fakenewsnet``)."""
+    name = f"{PREFIXES[spec.id]}_{split}"
+    path = existing_file(root, f"{name}.csv")
+    return from_rows(spec, read_csv(path), path, root / IMAGES / name, split, limit, options)
+
+
+def from_rows(spec: TaskSpec, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
+              split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS,
+              fake_value: int = CSV_FAKE_VALUE) -> LoadResult:
+    """Examples for a misinformation task from rows in the FakeNewsNet CSV format."""
+
+    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
+        item_id = text_value(row, ("id", "")) or f"line{line}"
+        text = truncate_words(str(require(row, TEXT_COLUMNS, source, line)).strip(), options.text_length)
+        image = str(require(row, "image", source, line))
+        raw = row.get("label")
+        try:
+            value = int(float(raw))  # type: ignore[arg-type]  # None and junk end in the except
+        except (TypeError, ValueError):
+            value = None
+        if value not in (0, 1):
+            raise InputError(source, f"expected 0 or 1, got {raw!r}", line=line, field="label")
+        label = "fake" if value == fake_value else "true"
+        images = resolve_image(image_root, image, item_id, source, line, "image", problems)
+        meta = {"dataset": TITLES[spec.id], "split": split}
+        return Example(item_id, spec.id, text, images, label, meta)
+
+    return collect_examples(rows, limit, example)
+
+
+def from_hub(row: Row, number: int) -> Row:
+    """A hub row (``image, text, label, split``) in the local format; the image file is ``{number}.png``."""
+    item_id = row.get("id", number)
+    return {"id": item_id, "content": row.get("text"), "image": f"{item_id}.png", "label": row.get("label")}
+
+
+# The sample: headlines whose wording carries the label, about fictional people.
+POLITICIANS = ("Senator Ana Ruiz", "Governor Tom Baker", "Mayor Lee Chen", "Rep. Dana Ortiz", "Senator Paul Meyer")
+POLITI_FAKE = ("SHOCKING: {p} secretly wired millions to an offshore account, insiders say",
+               "BREAKING: {p} caught banning the national anthem at schools. Media silent!",
+               "You won't believe what {p} did: voted to sell the state parks to a foreign king",
+               "EXPOSED: {p} is paid by a secret cabal to rig the election, leaked memo proves")
+POLITI_TRUE = ("{p} signs water infrastructure bill after committee review",
+               "{p} holds town hall meeting on school funding in Springfield",
+               "{p} visits flood-hit county and meets emergency crews",
+               "Senate committee advances budget proposal backed by {p}")
+CELEBRITIES = ("Mia Stone", "Jake Rivers", "Lola Grant", "Ethan Vale", "Nora Quinn")
+GOSSIP_FAKE = ("EXCLUSIVE: {c} and {d} secretly married in Vegas, source claims",
+               "{c} pregnant with twins? Insiders reveal the shocking truth",
+               "{c} feud explodes: she can't stand {d}, says insider",
+               "{c} fired from hit show after secret meltdown on set, sources say")
+GOSSIP_TRUE = ("{c} to star in new drama series alongside {d}",
+               "{c} releases new album in May and announces world tour",
+               "{c} attends film festival premiere with {d}",
+               "{c} wins best actress award at annual ceremony")
+NEWS_SIZE = (128, 96)
+
+
+def write_sample(root: Path, context: SampleContext) -> None:
+    """Both CSVs of both subsets in the released format (0 = fake) with a drawn image per item."""
+    from mmsoc.tasks.data import draw
+
+    rng = context.rng
+    for prefix in PREFIXES.values():
+        politics, number = prefix == "politi", 0
+        for split, n in context.splits:
+            rows = []
+            for fake in draw.balanced(rng, n, (True, False)):
+                number += 1
+                item_id = f"{'politifact' if politics else 'gossipcop'}{number}"
+                image = root / IMAGES / f"{prefix}_{split}" / f"{item_id}.jpg"
+                draw.save(draw.draw_scene(draw.random_scene(rng), NEWS_SIZE), image)
+                label = CSV_FAKE_VALUE if fake else 1 - CSV_FAKE_VALUE
+                rows.append((item_id, _news_text(rng, politics, fake), f"{item_id}.jpg", label))
+            with atomic_open(root / f"{prefix}_{split}.csv", "w", encoding="utf-8", newline="") as handle:
+                writer = csv.writer(handle, lineterminator="\n")
+                writer.writerow(("id", "content", "image", "label"))
+                writer.writerows(rows)
+
+
+def _news_text(rng: random.Random, politics: bool, fake: bool) -> str:
+    """A fake or true news headline (PolitiFact-like when ``politics``, GossipCop-like otherwise)."""
+    if politics:
+        return rng.choice(POLITI_FAKE if fake else POLITI_TRUE).format(p=rng.choice(POLITICIANS))
+    first, second = rng.sample(CELEBRITIES, 2)
+    return rng.choice(GOSSIP_FAKE if fake else GOSSIP_TRUE).format(c=first, d=second)
+
+
+DATASET = Dataset(
+    FOLDER, load,
+    hub=HubCopy(tuple(f"Ahren09/MMSoc_{TITLES[task]}" for task in PREFIXES), {"train": "train", "test": "test"},
+                from_hub, "image", partial(from_rows, fake_value=HUB_FAKE_VALUE),
+                task_repos={task: f"Ahren09/MMSoc_{title}" for task, title in TITLES.items()}),
+    write_sample=write_sample, sample_order=3,
+)

@@ -1,0 +1,218 @@
+"""Memotion 7k: ``DIR/memotion/labels.csv`` (or ``labels.xlsx``) and ``DIR/memotion/images/``.
+
+Columns as released (``image_name, text_ocr, text_corrected, humour, sarcasm, offensive, motivational,
+overall_sentiment``) or as the MM-Soc code reads them (``image``, ``humor``, ``sentiment``), and
+optionally ``split`` (train/dev/test; ``val`` is dev). Per-split files ``labels_{split}.csv``/``.xlsx``
+are used instead when present. Without a split column the rows, in file order, are split as the
+MM-Soc code splits them (``data_utils.load_data``): the first ``int(0.8 n)`` train, the next
+``int(0.1 n)`` dev, the rest test (5,593 / 699 / 700 of the 6,992 rows). Raw intensity labels collapse
+to the MM-Soc labels (``LABEL_MAPS``). The meme text is ``text_corrected``, or ``text_ocr`` where that
+is empty; it is also the OCR reference. The hub copy ``Ahren09/MMSoc_Memotion`` (and the older
+``Ahren09/Memotion`` the MM-Soc code reads) has columns ``image, text_ocr, text_corrected, humor,
+sarcasm, offensive, motivational, sentiment, split`` and splits ``train, validation, test``.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import random
+from collections.abc import Iterable
+from pathlib import Path
+
+from mmsoc.core.io import InputError, atomic_open
+from mmsoc.core.records import Example
+from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, HubCopy, LoadOptions, SampleContext, canonical_split
+from mmsoc.tasks.data.hub import image_file_name
+from mmsoc.tasks.data.images import resolve_image
+from mmsoc.tasks.data.result import ItemProblem, LoadResult
+from mmsoc.tasks.data.rows import Row, collect_examples, existing_file, read_rows, require, text_value
+from mmsoc.tasks.spec import TaskSpec
+
+FOLDER = "memotion"
+TITLE = "Memotion"
+IMAGES = "images"
+IMAGE_COLUMNS = ("image_name", "image")
+TEXT_COLUMNS = ("text_corrected", "text_ocr")
+COLUMNS = {"humor": ("humor", "humour"), "sarcasm": ("sarcasm",), "offensive": ("offensive",),
+           "sentiment": ("sentiment", "overall_sentiment")}
+"""Task id -> its label column (MM-Soc and hub name first, then the released file's name)."""
+LABEL_MAPS: dict[str, dict[str, str]] = {
+    "humor": {"hilarious": "humorous", "very_funny": "humorous", "funny": "humorous", "not_funny": "not_humorous"},
+    "sarcasm": {"general": "sarcastic", "twisted_meaning": "sarcastic", "very_twisted": "sarcastic",
+                "not_sarcastic": "not_sarcastic"},
+    "offensive": {"slight": "offensive", "very_offensive": "offensive", "hateful_offensive": "offensive",
+                  "not_offensive": "not_offensive"},
+    "sentiment": {"very_negative": "negative", "negative": "negative", "neutral": "neutral",
+                  "positive": "positive", "very_positive": "positive"},
+}
+"""Raw Memotion label -> MM-Soc label, per task."""
+SPLIT_SHARES = (("train", 0.8), ("dev", 0.1))
+"""The MM-Soc sequential split: each share of the rows, truncated by ``int``; test takes the rest."""
+
+_BINARY_MEME = "Is this meme {q}? Answer '{yes}' or '{no}'."
+
+
+def _why_binary(adjective: str, positive: str, negative: str) -> tuple[tuple[str, str], ...]:
+    return ((positive, f"Why is this meme potentially {adjective}?"),
+            (negative, f"Why is this meme potentially not {adjective}?"))
+
+
+TASKS = (
+    TaskSpec("sentiment", TITLE, "classification",
+             "What is the overall sentiment expressed through this meme? Answer 'positive' or 'neutral' or 'negative'",
+             ("positive", "neutral", "negative"),
+             why=tuple((s, f"Why is the sentiment potentially {s}?") for s in ("positive", "neutral", "negative")),
+             sources=(FOLDER,), order=4),
+    TaskSpec("humor", TITLE, "classification",
+             _BINARY_MEME.format(q="humorous", yes="humorous", no="not_humorous"), ("humorous", "not_humorous"),
+             synonyms=(("funny", "humorous"),), why=_why_binary("humorous", "humorous", "not_humorous"),
+             sources=(FOLDER,), order=5),
+    TaskSpec("sarcasm", TITLE, "classification",
+             _BINARY_MEME.format(q="sarcastic", yes="sarcastic", no="not_sarcastic"), ("sarcastic", "not_sarcastic"),
+             why=_why_binary("sarcastic", "sarcastic", "not_sarcastic"), sources=(FOLDER,), order=6),
+    TaskSpec("offensive", TITLE, "classification",
+             _BINARY_MEME.format(q="offensive", yes="offensive", no="not_offensive"), ("offensive", "not_offensive"),
+             why=_why_binary("offensive", "offensive", "not_offensive"), sources=(FOLDER,), order=7),
+)
+
+
+def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
+         options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+    """Load one split of ``root`` (``DIR/memotion``)."""
+    per_split = [root / f"labels_{split}{ext}" for ext in (".csv", ".xlsx")]
+    path = next((p for p in per_split if p.is_file()), None) or existing_file(root, "labels.csv", "labels.xlsx")
+    rows: Iterable[tuple[int, Row]] = read_rows(path)
+    if path.stem == "labels":
+        rows = split_rows(rows, path, split)
+    return from_rows(spec, rows, path, root / IMAGES, split, limit, options)
+
+
+def split_rows(rows: Iterable[tuple[int, Row]], source: str | os.PathLike, split: str) -> list[tuple[int, Row]]:
+    """The rows of ``split``: by their ``split`` column, or, when no row has one, by the MM-Soc
+    sequential split of all rows in file order (:func:`split_bounds`)."""
+    rows = list(rows)
+    marked = [(line, canonical_split(str(row.get("split") or ""))) for line, row in rows]
+    if any(name for _, name in marked):
+        line = next((line for line, name in marked if not name), None)
+        if line is not None:
+            raise InputError(source, "empty split while other rows have one", line=line, field="split")
+        return [pair for pair, (_, name) in zip(rows, marked) if name == split]
+    bounds = split_bounds(len(rows))
+    if split not in bounds:
+        raise InputError(source, f"no split {split!r}: without a split column the rows are split into "
+                         f"{', '.join(bounds)}")
+    start, stop = bounds[split]
+    return rows[start:stop]
+
+
+def split_bounds(n: int) -> dict[str, tuple[int, int]]:
+    """Split -> (first row, row after the last) of the MM-Soc sequential split of ``n`` rows."""
+    bounds, start = {}, 0
+    for name, share in SPLIT_SHARES:
+        size = int(n * share)
+        bounds[name] = (start, start + size)
+        start += size
+    bounds["test"] = (start, n)
+    return bounds
+
+
+def from_rows(spec: TaskSpec, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
+              split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+    """Examples for a Memotion task or an OCR task from rows in the Memotion label-file format."""
+
+    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
+        image = str(require(row, IMAGE_COLUMNS, source, line))
+        column = next(name for name in IMAGE_COLUMNS if str(row.get(name) or "").strip())
+        text = text_value(row, TEXT_COLUMNS)
+        meta = {"dataset": TITLE, "split": split}
+        if spec.kind == "ocr":
+            item_id, label = f"{FOLDER}/{image}", str(require(row, TEXT_COLUMNS, source, line))
+            text = ""
+        else:
+            item_id, label = image, memotion_label(spec.id, row, source, line)
+        images = resolve_image(image_root, image, item_id, source, line, column, problems)
+        return Example(item_id, spec.id, text, images, label, meta)
+
+    return collect_examples(rows, limit, example)
+
+
+def memotion_label(task_id: str, row: Row, source: str | os.PathLike, line: int) -> str:
+    """The MM-Soc label of ``task_id`` for one Memotion row; InputError for an unknown value."""
+    names = COLUMNS[task_id]
+    column = next((name for name in names if str(row.get(name) or "").strip()), names[0])
+    raw = str(require(row, names, source, line)).strip().lower().replace(" ", "_")
+    try:
+        return LABEL_MAPS[task_id][raw]
+    except KeyError:
+        known = ", ".join(LABEL_MAPS[task_id])
+        raise InputError(source, f"unknown value {raw!r} (expected one of {known})", line=line, field=column) from None
+
+
+def from_hub(row: Row, number: int) -> Row:
+    """A hub row in the local format: the image file keeps its stored name (else ``{number}.png``)."""
+    local = {name: value for name, value in row.items() if name != "image"}
+    return {**local, "image_name": image_file_name(row.get("image"), f"{number}.png")}
+
+
+# The sample: meme text built from one cue per label, so a text-only model can learn each label.
+SARCASM = {"sarcastic": ("oh great,", "wow, just what i needed:", "yeah, because", "sure, totally normal:"),
+           "not_sarcastic": ("me when", "true story:", "today", "fun fact:")}
+SENTIMENT = {"positive": ("my team finally won the cup", "i got the job after ten interviews",
+                          "grandma learned to send memes", "the weekend is finally here"),
+             "negative": ("my phone died in the middle of the exam", "the printer ate my homework again",
+                          "i was stuck in traffic for three hours", "the wifi is down again"),
+             "neutral": ("the bus comes at seven", "the meeting moved to room four",
+                         "tuesday is laundry day", "the store closes at nine")}
+HUMOR = {"humorous": ("lol", "i cant even haha", "send help lmao", "im crying laughing"),
+         "not_humorous": ("that is all", "noted", "just saying", "nothing more to add")}
+OFFENSIVE = {"offensive": ("shut up you idiots", "what a bunch of morons", "losers, all of you"),
+             "not_offensive": ("have a nice day", "stay kind", "be good to each other")}
+RAW = {"humorous": ("funny", "very_funny", "hilarious"), "not_humorous": ("not_funny",),
+       "sarcastic": ("general", "twisted_meaning", "very_twisted"), "not_sarcastic": ("not_sarcastic",),
+       "offensive": ("slight", "very_offensive", "hateful_offensive"), "not_offensive": ("not_offensive",),
+       "positive": ("positive", "very_positive"), "negative": ("negative", "very_negative"),
+       "neutral": ("neutral",)}
+"""MM-Soc label -> the raw Memotion labels that collapse to it."""
+MEME_SIZE = (160, 160)
+SAMPLE_COLUMNS = ("", "image_name", "text_ocr", "text_corrected", "humour", "sarcasm", "offensive",
+                  "motivational", "overall_sentiment", "split")
+"""The released ``labels.csv`` header, plus the split column."""
+
+
+def write_sample(root: Path, context: SampleContext) -> None:
+    """``labels.csv`` in the released format and memes with their text rendered, every label balanced."""
+    from mmsoc.tasks.data import draw
+
+    rng, rows, number = context.rng, [], 0
+    for split, n in context.splits:
+        columns = {task: draw.balanced(rng, n, tuple(sorted(set(mapping.values()))))
+                   for task, mapping in LABEL_MAPS.items()}
+        for i in range(n):
+            labels = {task: values[i] for task, values in columns.items()}
+            text = _meme_text(rng, labels)
+            number += 1
+            name = f"image_{number}.jpg"
+            draw.save(draw.render_text(draw.draw_scene(draw.random_scene(rng), MEME_SIZE), text), root / IMAGES / name)
+            raw = {task: rng.choice(RAW[label]) for task, label in labels.items()}
+            rows.append((str(number - 1), name, text, text, raw["humor"], raw["sarcasm"], raw["offensive"],
+                         rng.choice(("motivational", "not_motivational")), raw["sentiment"], split))
+    with atomic_open(root / "labels.csv", "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(SAMPLE_COLUMNS)
+        writer.writerows(rows)
+
+
+def _meme_text(rng: random.Random, labels: dict[str, str]) -> str:
+    """Meme text built from one cue per Memotion label (sarcasm, sentiment, humor, offensive)."""
+    parts = (rng.choice(SARCASM[labels["sarcasm"]]), rng.choice(SENTIMENT[labels["sentiment"]]),
+             rng.choice(HUMOR[labels["humor"]]), rng.choice(OFFENSIVE[labels["offensive"]]))
+    return " ".join(parts)
+
+
+_HUB_SPLITS = {"train": "train", "dev": "validation", "test": "test"}
+DATASET = Dataset(
+    FOLDER, load,
+    hub=HubCopy(("Ahren09/MMSoc_Memotion", "Ahren09/Memotion"), _HUB_SPLITS, from_hub, "image_name", from_rows),
+    write_sample=write_sample, sample_order=2,
+)
