@@ -23,6 +23,8 @@ class RunRow:
     parsed: Any
     valid: bool
     reference: Any
+    strict_valid: bool | None = None
+    """Whether the response followed the requested format exactly (None when the log does not say)."""
 
 
 @dataclass
@@ -96,7 +98,9 @@ def _add_row(run: Run, line: str) -> None:
     if seed is not None and not isinstance(seed, int):
         raise RowError(f"expected an integer or null, got {seed!r}", field="seed")
     valid = bool(obj["valid"])
-    row = RunRow(str(obj["id"]), 0 if seed is None else seed, obj["parsed"] if valid else None, valid, obj["reference"])
+    strict = obj.get("strict_valid")
+    row = RunRow(str(obj["id"]), 0 if seed is None else seed, obj["parsed"] if valid else None, valid, obj["reference"],
+                 None if strict is None else bool(strict))
     by_id = run.rows.setdefault(obj["task"], {}).setdefault(row.seed, {})
     if row.id in by_id:
         run.duplicates += 1

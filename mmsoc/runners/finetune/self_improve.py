@@ -19,7 +19,7 @@ from mmsoc.models.base import GenerationSettings, Model, Request
 from mmsoc.runners.finetune.data import answer_text, request_for
 from mmsoc.core.io import InputError, JsonlAppender, atomic_open, read_jsonl, write_json
 from mmsoc.metrics.embedding import bertscore, embedding_similarity
-from mmsoc.metrics.text import bigram_similarity
+from mmsoc.metrics.text import word_bigram_jaccard
 from mmsoc.core.records import Example
 from mmsoc.tasks import parse_response
 
@@ -102,7 +102,7 @@ def similarity_table(per_round: Sequence[Sequence[str]], references: Sequence[st
         stat, described["bertscore"] = bertscore(predictions, targets, text_encoder)
         return {"bertscore": stat.value(),
                 "sentence_cosine": embedding_similarity(predictions, targets, text_encoder).value(),
-                "bigram": bigram_similarity(predictions, targets).value()}
+                "bigram": word_bigram_jaccard(predictions, targets).value()}
 
     adjacent = [{"from": r, "to": r + 1, **scores(per_round[r - 1], per_round[r])} for r in range(1, len(per_round))]
     reference = [{"round": r, **scores(answers, references)} for r, answers in enumerate(per_round, start=1)]
