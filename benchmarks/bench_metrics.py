@@ -2,8 +2,9 @@
 
     python benchmarks/bench_metrics.py [--ocr 100000] [--generation 10000] [--naive-max N]
 
-The per-item path calls jiwer, sacrebleu, rouge-score, nltk, bert-score and sentence-transformers
-once per pair (a reused BERTScorer and encoder: no model reloads); the batched path is
+The per-item path calls jiwer, sacrebleu, pltrdy rouge, rouge-score, nltk, bert-score and
+sentence-transformers once per pair (a reused BERTScorer and encoder: no model reloads) and runs
+Lucene's n-gram distance loop per pair for the Kondrak bigram similarity; the batched path is
 ``mmsoc.metrics.score_task``. Both give the same metric values (the largest difference is printed).
 With ``--naive-max`` the per-item path runs on the first N pairs only and its time is scaled to all
 pairs (marked "scaled"). Torch uses its default thread count; print ``uptime`` beside the figures.
@@ -39,12 +40,45 @@ def _timed(fn):
 
 def _bleu(stats: np.ndarray) -> dict[str, float]:
     sums = stats.sum(0).astype(int).tolist()
-    return {f"bleu{n}": BLEU.compute_bleu(correct=sums[2:2 + n], total=sums[6:6 + n], sys_len=sums[0], ref_len=sums[1],
+    return {f"bleu{n}_sacrebleu": BLEU.compute_bleu(correct=sums[2:2 + n], total=sums[6:6 + n], sys_len=sums[0], ref_len=sums[1],
                                           smooth_method="exp", max_ngram_order=n).score for n in (1, 2, 3, 4)}
 
 
 def _bleu_stats(pred: str, ref: str) -> list[int]:
     return _BLEU._extract_corpus_statistics([pred], [[ref]])[0]
+
+
+def _nltk_bleu(preds: list[str], refs: list[str]) -> dict[str, float]:
+    from nltk.translate.bleu_score import corpus_bleu
+
+    return {f"bleu{n}": corpus_bleu([[r.split()] for r in refs], [p.split() for p in preds], weights=(1 / n,) * n)
+            for n in (1, 2, 3, 4)}
+
+
+def _lucene_ngram_similarity(source: str, target: str, n: int = 2) -> float:
+    """1 - Lucene NGramDistance(n), its loop as written (one pair at a time)."""
+    sl, tl = len(source), len(target)
+    if source == target:
+        return 1.0
+    if sl == 0 or tl == 0:
+        return 0.0
+    if sl < n or tl < n:
+        return sum(source[i] == target[i] for i in range(min(sl, tl))) / max(sl, tl)
+    sa = ["\0"] * (n - 1) + list(source)
+    p, d = [float(i) for i in range(sl + 1)], [0.0] * (sl + 1)
+    for j in range(1, tl + 1):
+        t_j = ["\0"] * (n - j) + list(target[:j]) if j < n else list(target[j - n:j])
+        d[0] = float(j)
+        for i in range(1, sl + 1):
+            cost, tn = 0, n
+            for ni in range(n):
+                if sa[i - 1 + ni] != t_j[ni]:
+                    cost += 1
+                elif sa[i - 1 + ni] == "\0":
+                    tn -= 1
+            d[i] = min(d[i - 1] + 1, p[i] + 1, p[i - 1] + cost / tn)
+        p, d = d, p
+    return 1.0 - p[sl] / max(sl, tl)
 
 
 def naive_ocr(preds: list[str], refs: list[str]) -> dict[str, float]:
@@ -66,7 +100,8 @@ def naive_ocr(preds: list[str], refs: list[str]) -> dict[str, float]:
         total = sum(a.values()) + sum(b.values())
         f1.append(1.0 if total == 0 else 2 * sum((a & b).values()) / total)
     stats = np.asarray([_bleu_stats(p, r) for p, r in zip(preds, refs)], dtype=np.float64)
-    return {"wer": edits[0] / edits[1], "cer": edits[2] / edits[3], **_bleu(stats), "macro_f1": float(np.mean(f1))}
+    return {"wer": edits[0] / edits[1], "cer": edits[2] / edits[3], **_nltk_bleu(preds, refs), **_bleu(stats),
+            "macro_f1": float(np.mean(f1))}
 
 
 def naive_generation(preds: list[str], refs: list[str], models: bool = True) -> dict[str, float]:
@@ -74,16 +109,22 @@ def naive_generation(preds: list[str], refs: list[str], models: bool = True) -> 
     from nltk.stem.porter import PorterStemmer
     from nltk.translate.meteor_score import meteor_score
     from nltk.util import bigrams
+    from rouge import Rouge
     from rouge_score import rouge_scorer
 
     from mmsoc.metrics.embedding import _scorer, bertscore_layers
     from mmsoc.metrics.text import _NoSynonyms, wordnet_or_none
     from mmsoc.media.sentences import load_sentence_encoder
 
-    out = _bleu(np.asarray([_bleu_stats(p, r) for p, r in zip(preds, refs)], dtype=np.float64))
+    out = {**_nltk_bleu(preds, refs), **_bleu(np.asarray([_bleu_stats(p, r) for p, r in zip(preds, refs)],
+                                                          dtype=np.float64))}
+    pltrdy = [Rouge().get_scores(p, r)[0] for p, r in zip(preds, refs)]
+    out.update({key: float(np.mean([s[name]["f"] for s in pltrdy]))
+                for key, name in (("rouge1", "rouge-1"), ("rouge2", "rouge-2"), ("rougeL", "rouge-l"))})
     rouge = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
     scores = [rouge.score(r, p) for p, r in zip(preds, refs)]
-    out.update({key: float(np.mean([s[key].fmeasure for s in scores])) for key in ("rouge1", "rouge2", "rougeL")})
+    out.update({f"{key}_rouge_score": float(np.mean([s[key].fmeasure for s in scores]))
+                for key in ("rouge1", "rouge2", "rougeL")})
     wordnet, stemmer = wordnet_or_none() or _NoSynonyms(), PorterStemmer()
     out["meteor"] = float(np.mean([meteor_score([r.split()], p.split(), stemmer=stemmer, wordnet=wordnet)
                                    for p, r in zip(preds, refs)]))
@@ -91,7 +132,8 @@ def naive_generation(preds: list[str], refs: list[str], models: bool = True) -> 
     for p, r in zip(preds, refs):
         a, b = set(bigrams(p.lower().split())), set(bigrams(r.lower().split()))
         jaccard.append(len(a & b) / len(a | b) if a | b else 0.0)
-    out["bigram_similarity"] = float(np.mean(jaccard))
+    out["word_bigram_jaccard"] = float(np.mean(jaccard))
+    out["bigram_similarity"] = float(np.mean([_lucene_ngram_similarity(p, r) for p, r in zip(preds, refs)]))
     if not models:
         return out
     scorer = _scorer(None, bertscore_layers(None))

@@ -24,5 +24,5 @@ def test_finetune_notebook_trains_and_evaluates(tiny_llava, tmp_path):
     base = json.loads((runs / "eval_base/metrics.json").read_text())["hate"]
     tuned = json.loads((runs / "eval_tuned/metrics.json").read_text())["hate"]
     assert base["n"] == tuned["n"] == 8
-    assert base["success_rate_strict"] <= 0.25 and tuned["success_rate_strict"] >= 0.875
+    assert base["success_rate"] <= 0.25 and tuned["success_rate"] >= 0.875  # strict: the paper's success rate
     assert json.loads((runs / "eval_tuned/config.json").read_text())["adapter"] == str(runs / "adapter")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import jiwer
 import numpy as np
 import pytest
+from nltk.translate.bleu_score import corpus_bleu
 from nltk.translate.meteor_score import meteor_score
 from nltk.util import bigrams
+from rouge import Rouge
 from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU
 from sklearn.metrics import (accuracy_score, f1_score, hamming_loss, jaccard_score, precision_score, recall_score,
@@ -93,17 +95,25 @@ def test_tagging_matches_sklearn():
     assert abs(got["hamming_loss"] - (1 + 1 + 1 + 1) / (4 * 62)) < TOL  # hand count of symmetric differences
 
 
-def test_ocr_matches_jiwer_and_sacrebleu():
+def _nltk_bleu(hyp: list[str], ref: list[str], n: int) -> float:
+    """The paper's BLEU-n: NLTK corpus_bleu on whitespace tokens, uniform weights over orders 1..n."""
+    return corpus_bleu([[r.split()] for r in ref], [h.split() for h in hyp], weights=(1 / n,) * n)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning:nltk.translate.bleu_score")  # no n-gram match of an order
+def test_ocr_matches_jiwer_nltk_and_sacrebleu():
     got = score_task("ocr", OCR_PRED, OCR_REF)
     hyp = [normalize_ocr(p) for p in OCR_PRED]
     ref = [normalize_ocr(r) for r in OCR_REF]
     assert abs(got["wer"] - jiwer.wer(ref, hyp)) < TOL
     assert abs(got["cer"] - jiwer.cer(ref, hyp)) < TOL
     for n in (1, 2, 3, 4):
-        assert abs(got[f"bleu{n}"] - BLEU(max_ngram_order=n).corpus_score(hyp, [ref]).score) < TOL
+        assert abs(got[f"bleu{n}"] - _nltk_bleu(hyp, ref, n)) < 1e-12
+        assert abs(got[f"bleu{n}_sacrebleu"] - BLEU(max_ngram_order=n).corpus_score(hyp, [ref]).score) < TOL
     # token F1 by hand: 1, 0, 1, 1, 0 (empty reference, three predicted words)
     assert abs(got["macro_f1"] - 3 / 5) < TOL
-    assert set(got) == {"wer", "cer", "bleu1", "bleu2", "bleu3", "bleu4", "macro_f1", "n"}
+    assert set(got) == {"wer", "cer", "macro_f1", "n", *(f"bleu{n}" for n in range(1, 5)),
+                        *(f"bleu{n}_sacrebleu" for n in range(1, 5))}
 
 
 def test_ocr_single_item():
@@ -117,22 +127,28 @@ def generation():
     return score_task_detailed("image_description", GEN_PRED, GEN_REF)
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning:nltk.translate.bleu_score")  # no n-gram match of an order
 def test_generation_text_metrics_match_libraries(generation):
     got = generation.metrics
     scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
     scores = [scorer.score(r, p) for p, r in zip(GEN_PRED, GEN_REF)]
     for key in ("rouge1", "rouge2", "rougeL"):
-        assert abs(got[key] - np.mean([s[key].fmeasure for s in scores])) < TOL
+        assert abs(got[f"{key}_rouge_score"] - np.mean([s[key].fmeasure for s in scores])) < TOL
+    # the paper's ROUGE: pltrdy rouge, hypothesis first; it raises on the empty prediction, which scores 0
+    pltrdy = [Rouge().get_scores(p, r)[0] if p else None for p, r in zip(GEN_PRED, GEN_REF)]
+    for key, name in (("rouge1", "rouge-1"), ("rouge2", "rouge-2"), ("rougeL", "rouge-l")):
+        assert abs(got[key] - np.mean([s[name]["f"] if s else 0.0 for s in pltrdy])) < TOL
     wordnet = wordnet_or_none() or _NoWordNet()
     expected = np.mean([meteor_score([r.split()], p.split(), wordnet=wordnet) for p, r in zip(GEN_PRED, GEN_REF)])
     assert abs(got["meteor"] - expected) < TOL
     for n in (1, 2, 3, 4):
-        assert abs(got[f"bleu{n}"] - BLEU(max_ngram_order=n).corpus_score(GEN_PRED, [GEN_REF]).score) < TOL
+        assert abs(got[f"bleu{n}"] - _nltk_bleu(GEN_PRED, GEN_REF, n)) < 1e-12
+        assert abs(got[f"bleu{n}_sacrebleu"] - BLEU(max_ngram_order=n).corpus_score(GEN_PRED, [GEN_REF]).score) < TOL
     jac = []
     for p, r in zip(GEN_PRED, GEN_REF):
         a, b = set(bigrams(p.lower().split())), set(bigrams(r.lower().split()))
         jac.append(len(a & b) / len(a | b) if a | b else 0.0)
-    assert abs(got["bigram_similarity"] - np.mean(jac)) < TOL
+    assert abs(got["word_bigram_jaccard"] - np.mean(jac)) < TOL
     assert abs(got["length"] - np.mean([len(p.split()) for p in GEN_PRED])) < TOL
     if wordnet_or_none() is None:
         assert "without WordNet" in generation.info["meteor"]
@@ -161,7 +177,8 @@ def test_fast_mode_skips_embeddings_and_none_is_empty():
     got = score_task("social_context", [None, "the same words"], ["some text", "the same words"], fast=True)
     assert "bertscore_f1" not in got and "embedding_similarity" not in got
     assert got["length"] == 1.5
-    assert abs(got["rouge1"] - 0.5) < TOL  # an empty prediction scores 0, an exact copy 1
+    assert abs(got["rouge1_rouge_score"] - 0.5) < TOL  # an empty prediction scores 0, an exact copy 1
+    assert abs(got["rouge1"] - (0 + 1 - 1e-8 / 2) / 2) < 1e-12  # pltrdy: F = 2PR / (P + R + 1e-8)
 
 
 def test_bad_inputs_are_rejected():

@@ -104,7 +104,7 @@ def test_metrics_are_means_over_seeds_of_per_seed_scores():
     rows += [_row(1, i, p, r, valid=p is not None, strict=p is not None) for i, (p, r) in enumerate(zip(seed1, refs))]
     entry = summarize(rows, ["hate"], fast=True)["hate"]
     assert entry["n"] == 4
-    assert entry["success_rate"] == pytest.approx(7 / 8) and entry["success_rate_strict"] == pytest.approx(6 / 8)
+    assert entry["success_rate"] == pytest.approx(6 / 8) and entry["success_rate_lenient"] == pytest.approx(7 / 8)
     assert entry["metrics"]["accuracy"] == pytest.approx((3 / 4 + 1 / 4) / 2)
     assert entry["metrics_std"]["accuracy"] == pytest.approx(np.std([3 / 4, 1 / 4], ddof=1))
     wrong = [p if p is not None else "<invalid>" for p in seed1]  # an invalid answer is simply wrong

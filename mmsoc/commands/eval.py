@@ -92,10 +92,11 @@ def _print_summary(metrics: dict) -> None:
 
     from mmsoc.tasks import get_task
 
-    table = Table("task", "n", "success", "strict success", "headline")
+    table = Table("task", "n", "success", "lenient success", "headline")
     for task, entry in metrics.items():
         headline = get_task(task).headline
         value = entry["metrics"].get(headline)
-        table.add_row(task, str(entry["n"]), f"{entry['success_rate']:.3f}", f"{entry['success_rate_strict']:.3f}",
-                      f"{headline} {value:.4f}" if value is not None else "-")
+        success = entry["success_rate"]
+        table.add_row(task, str(entry["n"]), "-" if success is None else f"{success:.3f}",
+                      f"{entry['success_rate_lenient']:.3f}", f"{headline} {value:.4f}" if value is not None else "-")
     Console().print(table)

@@ -8,8 +8,10 @@ so every value has a bootstrap interval. Catalog modules import nothing heavy at
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any
 
 from mmsoc.core.registry import Registry
@@ -25,6 +27,23 @@ class Metric:
     higher_is_better: bool
     method: str
     """Which package computes it and with which settings, as printed in reports."""
+    packages: tuple[str, ...] = ()
+    """Distributions whose implementation the method names; their installed versions are printed with it."""
+
+    def describe(self) -> str:
+        """The method followed by the installed version of each package it names."""
+        if not self.packages:
+            return self.method
+        return f"{self.method} [{', '.join(installed(name) for name in self.packages)}]"
+
+
+@functools.cache
+def installed(distribution: str) -> str:
+    """``name version`` of an installed distribution, or ``name (not installed)``."""
+    try:
+        return f"{distribution} {metadata.version(distribution)}"
+    except metadata.PackageNotFoundError:
+        return f"{distribution} (not installed)"
 
 
 @dataclass(frozen=True)

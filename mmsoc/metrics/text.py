@@ -1,10 +1,13 @@
-"""Text metrics as thin wrappers: jiwer (WER, CER), sacrebleu (BLEU), rouge-score, nltk (METEOR),
-scikit-learn count vectors (token F1, bigram similarity). Each returns per-item statistics."""
+"""Text metrics as thin wrappers: jiwer (WER, CER), nltk and sacrebleu (BLEU), pltrdy rouge and
+rouge-score (ROUGE), nltk (METEOR), scikit-learn count vectors (token F1, word-bigram Jaccard).
+Each returns per-item statistics."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from jiwer.transformations import cer_default, wer_default
@@ -12,14 +15,17 @@ from nltk.stem import porter
 from nltk.translate import meteor_score as nltk_meteor
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
+from rouge import Rouge
 from rouge_score import rouge_scorer, tokenize, tokenizers
 from sacrebleu.metrics import BLEU
 from sklearn.feature_extraction.text import CountVectorizer
 
 from mmsoc.metrics import bleu as bleu_stats
+from mmsoc.metrics import nltk_bleu
 from mmsoc.metrics.stats import ItemStat, error_rate_stat, mean_stat
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
+PLTRDY_TYPES = {"rouge1": "rouge-1", "rouge2": "rouge-2", "rougeL": "rouge-l"}
 BLEU_ORDERS = (1, 2, 3, 4)
 
 
@@ -45,12 +51,24 @@ def _edit_stat(references: list, hypotheses: list) -> ItemStat:
 
 
 def bleu(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:
-    """Corpus BLEU-1..4 of sacrebleu (defaults: 13a tokens, exp smoothing), on its 0-100 scale.
+    """NLTK corpus BLEU-1..4 on whitespace tokens, no smoothing, on a 0-1 scale (keys ``bleu1``..``bleu4``).
+
+    BLEU-n has uniform weights 1/n over orders 1..n, i.e. ``corpus_bleu(..., weights=(1/n,) * n)``.
+    """
+    top = max(BLEU_ORDERS)
+    stats = nltk_bleu.statistics([p.split() for p in predictions], [r.split() for r in references], top)
+    return {f"bleu{n}": ItemStat(stats, functools.partial(nltk_bleu.corpus_bleu, order=n, max_order=top))
+            for n in BLEU_ORDERS}
+
+
+def bleu_sacrebleu(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:
+    """Corpus BLEU-1..4 of sacrebleu (defaults: 13a tokens, exp smoothing), on its 0-100 scale
+    (keys ``bleu1_sacrebleu``..``bleu4_sacrebleu``).
 
     BLEU-n uses n-gram orders 1..n with uniform weights, exactly ``BLEU(max_ngram_order=n)``.
     """
     stats = bleu_stats.segment_statistics(predictions, references, max(BLEU_ORDERS))
-    return {f"bleu{n}": ItemStat(stats, functools.partial(_bleu_from_sums, order=n)) for n in BLEU_ORDERS}
+    return {f"bleu{n}_sacrebleu": ItemStat(stats, functools.partial(_bleu_from_sums, order=n)) for n in BLEU_ORDERS}
 
 
 def _bleu_from_sums(sums: np.ndarray, order: int) -> np.ndarray:
@@ -79,10 +97,46 @@ class _CachedStemTokenizer(tokenizers.Tokenizer):
 
 
 def rouge(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:
-    """ROUGE-1/2/L F-measure per item (rouge-score, Porter stemming on), averaged over items."""
+    """ROUGE-1/2/L F per item with pltrdy ``rouge`` (``Rouge().get_scores(hypothesis, reference)``),
+    averaged over items, which is its ``avg=True``; keys ``rouge1``, ``rouge2``, ``rougeL``.
+
+    The package raises on a side with no sentence (empty, or only full stops); such a pair scores 0,
+    as a pair with no overlap does.
+    """
+    scorer = Rouge()
+    values = np.zeros((len(predictions), len(PLTRDY_TYPES)), dtype=np.float64)
+    with _recursion_room(predictions, references):
+        for row, (pred, ref) in enumerate(zip(predictions, references)):
+            if _has_sentence(pred) and _has_sentence(ref):
+                scores = scorer.get_scores(pred, ref)[0]
+                values[row] = [scores[name]["f"] for name in PLTRDY_TYPES.values()]
+    return {key: mean_stat(values[:, col]) for col, key in enumerate(PLTRDY_TYPES)}
+
+
+def _has_sentence(text: str) -> bool:
+    """Whether pltrdy rouge finds a sentence in ``text`` (it splits on full stops and drops empty parts)."""
+    return any(text.split("."))
+
+
+@contextlib.contextmanager
+def _recursion_room(*sides: Sequence[str]) -> Iterator[None]:
+    """pltrdy rouge recovers each LCS recursively (depth up to the two sentences' word counts): make room."""
+    longest = max((len(sentence.split()) for side in sides for text in side for sentence in text.split(".")),
+                  default=0)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 2 * longest + 200))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def rouge_stemmed(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:
+    """ROUGE-1/2/L F-measure per item (rouge-score, Porter stemming on), averaged over items; keys
+    ``rouge1_rouge_score``, ``rouge2_rouge_score``, ``rougeL_rouge_score``."""
     scorer = rouge_scorer.RougeScorer(list(ROUGE_TYPES), tokenizer=_CachedStemTokenizer())
     scores = [scorer.score(ref, pred) for pred, ref in zip(predictions, references)]
-    return {key: mean_stat([s[key].fmeasure for s in scores]) for key in ROUGE_TYPES}
+    return {f"{key}_rouge_score": mean_stat([s[key].fmeasure for s in scores]) for key in ROUGE_TYPES}
 
 
 class _NoSynonyms:
@@ -139,7 +193,7 @@ def token_f1(predictions: Sequence[str], references: Sequence[str]) -> ItemStat:
     return mean_stat(f1)
 
 
-def bigram_similarity(predictions: Sequence[str], references: Sequence[str]) -> ItemStat:
+def word_bigram_jaccard(predictions: Sequence[str], references: Sequence[str]) -> ItemStat:
     """Jaccard similarity of the sets of lower-cased word bigrams per item, averaged (0 if both empty)."""
     pred, ref = _count_pairs(predictions, references, lowercase=True, ngram_range=(2, 2), binary=True)
     inter = np.asarray(_minimum(pred, ref).sum(1)).ravel()

@@ -10,10 +10,12 @@ import numpy as np
 from sklearn.metrics import confusion_matrix
 
 from mmsoc import __version__
+from mmsoc.metrics.datasets import dataset_rows
 from mmsoc.metrics.labels import INVALID, canonical_label
 from mmsoc.metrics.registry import all_keys, metrics_for
 from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
-from mmsoc.report.runs import Run
+from mmsoc.report.runs import Run, RunRow
+from mmsoc.runners.summary import success_rates
 from mmsoc.tasks import TaskScores, get_task, kind_of, score_task_detailed, task_ids
 from mmsoc.tasks.registry import TASKS
 
@@ -29,21 +31,43 @@ class ReportSettings:
     fast: bool = False
 
 
+SUCCESS_METHODS = {
+    "success_rate": "share of responses in the requested format (the paper's success rate), by the task kind's "
+                    "strict parser: classification the label or answer word alone (case and punctuation aside), "
+                    "tagging every comma-separated part a known topic, OCR text in double quotes, generation any "
+                    "text; pooled over seeds; empty when the prediction log does not record strict validity",
+    "success_rate_lenient": "share of responses the lenient parser could read (classification: one label stated in "
+                            "the opening words; tagging: at least one known topic; OCR: the response without quotes); "
+                            "these answers are what the metrics score",
+}
+
+
 @dataclass
 class Cell:
-    """One run on one task: per-seed scores on the items every seed answered."""
+    """One run on one task: per-seed scores on the items every seed answered.
 
+    ``datasets`` holds the rows of each dataset when the task pools several (OCR): its metrics are
+    then the mean over datasets, as the paper averages OCR over Hateful Memes and Memotion."""
+
+    task: str
     ids: list[str]
     seeds: list[int]
     scores: list[TaskScores]
-    success_rate: float
+    success: dict[str, float | None]
     n_rows: int
     partial_items: int
     parsed: list[list[object]]
     references: list[object]
+    datasets: dict[str, np.ndarray] = field(default_factory=dict)
+    dataset_success: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
     def keys(self) -> list[str]:
         return [key for key in all_keys() if key in self.scores[0].stats]
+
+    def parts(self, rows: np.ndarray) -> list[np.ndarray]:
+        """``rows`` split by dataset for a task that pools datasets, else ``[rows]``."""
+        by_dataset = dataset_rows([self.ids[i] for i in rows], get_task(self.task).sources)
+        return [rows[part] for part in by_dataset.values()] or [rows]
 
 
 @dataclass
@@ -102,12 +126,14 @@ def _metric_order(key: str) -> int:
 
 
 def _methods(tasks: list[str], keys: list[str]) -> dict[str, str]:
-    """How each metric was computed; a key whose meaning differs by task kind names each kind's method."""
+    """How each metric was computed, with the installed version of each package it names; a key whose
+    meaning differs by task kind names each kind's method."""
     found: dict[str, dict[str, str]] = {}
     for kind in dict.fromkeys(get_task(task).kind for task in tasks):
         for metric in metrics_for(kind):
-            found.setdefault(metric.key, {})[kind] = metric.method
-    out = {"n": "number of items scored"}
+            found.setdefault(metric.key, {})[kind] = metric.describe()
+    out = {"n": "number of items scored", **SUCCESS_METHODS}
+    keys = list(SUCCESS_METHODS) + keys
     for key in keys:
         if key in found:
             methods = found[key]
@@ -130,8 +156,16 @@ def _score_cell(run: Run, task: str, settings: ReportSettings) -> Cell | None:
     scores = [score_task_detailed(task, p, references, text_encoder=settings.text_encoder, fast=settings.fast)
               for p in parsed]
     rows = [row for seed_rows in by_seed.values() for row in seed_rows.values()]
-    return Cell(ids, seeds, scores, float(np.mean([row.valid for row in rows])), len(rows), len(union) - len(ids),
-                parsed, references)
+    sources = get_task(task).sources
+    datasets = dataset_rows(ids, sources)
+    dataset_of = {ids[i]: name for name, part in datasets.items() for i in part}
+    by_dataset = {name: _success([row for row in rows if dataset_of.get(row.id) == name]) for name in datasets}
+    return Cell(task, ids, seeds, scores, _success(rows), len(rows), len(union) - len(ids), parsed, references,
+                datasets, by_dataset)
+
+
+def _success(rows: list[RunRow]) -> dict[str, float | None]:
+    return success_rates([row.valid for row in rows], [row.strict_valid for row in rows])
 
 
 def _run_summary(run: Run, tasks: list[str]) -> dict:
@@ -141,13 +175,37 @@ def _run_summary(run: Run, tasks: list[str]) -> dict:
             "skipped_lines": run.skipped, "duplicate_rows": run.duplicates}
 
 
-def _intervals(cell: Cell, rows: np.ndarray | None, counts: list[np.ndarray], settings: ReportSettings,
-               key: str, seed_offset: int) -> tuple[float, np.ndarray]:
-    """(point value averaged over seeds, bootstrap replicates) of one metric, optionally on a row subset."""
-    stats = [s.stats[key] if rows is None else s.stats[key].subset(rows) for s in cell.scores]
-    point = float(np.mean([stat.value() for stat in stats]))
-    per_seed = np.stack([replicate_values(stat, counts) for stat in stats])
-    return point, seed_mean_replicates(per_seed, settings.n_boot, settings.seed + seed_offset)
+def _intervals(cell: Cell, rows: np.ndarray, settings: ReportSettings, key: str, seed_offset: int,
+               counts: dict[int, list[np.ndarray]]) -> tuple[float, np.ndarray]:
+    """(point value averaged over seeds, bootstrap replicates) of one metric on the rows ``rows``; for a
+    task that pools datasets, the mean of each dataset's (items resampled within each dataset).
+    ``counts`` keeps the resamples drawn for each number of items (the same ones for every metric)."""
+    points, replicates = [], []
+    for part in cell.parts(rows):
+        stats = [s.stats[key].subset(part) for s in cell.scores]
+        points.append(np.mean([stat.value() for stat in stats]))
+        if len(part) not in counts:
+            counts[len(part)] = resample_counts(len(part), settings.n_boot, settings.seed)
+        per_seed = np.stack([replicate_values(stat, counts[len(part)]) for stat in stats])
+        replicates.append(seed_mean_replicates(per_seed, settings.n_boot, settings.seed + seed_offset))
+    return float(np.mean(points)), np.mean(replicates, axis=0)
+
+
+def _seed_values(cell: Cell, rows: np.ndarray, key: str) -> list[float]:
+    """The metric per seed on ``rows`` (averaged over datasets for a task that pools them)."""
+    return [float(np.mean([s.stats[key].subset(part).value() for part in cell.parts(rows)])) for s in cell.scores]
+
+
+def _metric_cells(cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dict[str, dict]:
+    """Value, interval and spread over seeds of every metric of ``cell`` on ``rows``."""
+    out, counts = {}, {}
+    for key in cell.keys():
+        point, replicates = _intervals(cell, rows, settings, key, 1, counts)
+        low, high = percentile_interval(replicates, settings.confidence)
+        seed_values = _seed_values(cell, rows, key)
+        out[key] = {"value": point, "low": low, "high": high,
+                    "seed_std": float(np.std(seed_values, ddof=1)) if len(seed_values) > 1 else None}
+    return out
 
 
 def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, missing_runs: list[str]) -> dict:
@@ -157,22 +215,19 @@ def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, mis
     entry = {"task": task, "dataset": spec.dataset, "kind": spec.kind, "headline": spec.headline, "metrics": keys,
              "items_in_any_run": len(all_ids), "runs_without_task": missing_runs, "runs": {}}
     for name, cell in cells.items():
-        counts = resample_counts(len(cell.ids), settings.n_boot, settings.seed)
-        metrics = {}
-        for key in cell.keys():
-            point, replicates = _intervals(cell, None, counts, settings, key, 1)
-            low, high = percentile_interval(replicates, settings.confidence)
-            seed_values = [s.metrics[key] for s in cell.scores]
-            metrics[key] = {"value": point, "low": low, "high": high,
-                            "seed_std": float(np.std(seed_values, ddof=1)) if len(seed_values) > 1 else None}
         entry["runs"][name] = {
-            "n": len(cell.ids), "rows": cell.n_rows, "seeds": cell.seeds, "success_rate": cell.success_rate,
+            "n": len(cell.ids), "rows": cell.n_rows, "seeds": cell.seeds, **cell.success,
             "missing_items": len(all_ids) - len(cell.ids), "items_missing_for_some_seeds": cell.partial_items,
-            "metrics": metrics, "info": _counts(cell.scores)}
+            "metrics": _metric_cells(cell, np.arange(len(cell.ids)), settings), "info": _info_counts(cell.scores)}
+        if cell.datasets:
+            entry["runs"][name]["averaged_over"] = list(cell.datasets)
+            entry["runs"][name]["per_dataset"] = {
+                dataset: {"n": len(rows), **cell.dataset_success[dataset],
+                          "metrics": _metric_cells(cell, rows, settings)} for dataset, rows in cell.datasets.items()}
     return entry
 
 
-def _counts(scores: list[TaskScores]) -> dict[str, int]:
+def _info_counts(scores: list[TaskScores]) -> dict[str, int]:
     """Counts noted while scoring (invalid answers, unknown tags, empty responses), summed over seeds."""
     return {key: int(sum(s.info[key] for s in scores)) for key, value in scores[0].info.items()
             if isinstance(value, int)}
@@ -205,15 +260,9 @@ def _aggregates(cells: dict[str, Cell]) -> dict:
 
 
 def _unified(task: str, cell: Cell) -> float:
-    """The headline metric averaged over seeds; a grouped task whose ids all read 'dataset/item' (OCR)
-    is also averaged over those datasets, as the paper averages OCR over its two."""
-    spec = get_task(task)
-    key = spec.headline
-    datasets = sorted({item.split("/", 1)[0] for item in cell.ids if "/" in item})
-    if not spec.group or len(datasets) < 2 or not all("/" in item for item in cell.ids):
-        return float(np.mean([s.metrics[key] for s in cell.scores]))
-    rows = {d: np.array([i for i, item in enumerate(cell.ids) if item.startswith(d + "/")]) for d in datasets}
-    return float(np.mean([np.mean([s.stats[key].subset(rows[d]).value() for s in cell.scores]) for d in datasets]))
+    """The headline metric averaged over seeds, and over datasets for a task that pools them (OCR),
+    as the paper averages OCR over its two."""
+    return float(np.mean(_seed_values(cell, np.arange(len(cell.ids)), get_task(task).headline)))
 
 
 def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: ReportSettings) -> dict | None:
@@ -223,11 +272,10 @@ def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: Re
         return None
     rows_a = np.searchsorted(a.ids, common)
     rows_b = np.searchsorted(b.ids, common)
-    counts = resample_counts(len(common), settings.n_boot, settings.seed)
-    metrics = {}
+    metrics, counts = {}, {}
     for key in [k for k in a.keys() if k in b.keys()]:
-        point_a, rep_a = _intervals(a, rows_a, counts, settings, key, 2)
-        point_b, rep_b = _intervals(b, rows_b, counts, settings, key, 3)
+        point_a, rep_a = _intervals(a, rows_a, settings, key, 2, counts)
+        point_b, rep_b = _intervals(b, rows_b, settings, key, 3, counts)
         low, high = percentile_interval(rep_a - rep_b, settings.confidence)
         metrics[key] = {"a": point_a, "b": point_b, "difference": point_a - point_b, "low": low, "high": high}
     return {"a": name_a, "b": name_b, "task": task, "n_common": len(common),

@@ -82,24 +82,36 @@ def _aggregate_blocks(data: dict) -> list[Block]:
             for name, agg in data["aggregates"].items()]
     return [Heading(2, "Paper aggregates"),
             Text("Unified score per task: macro-F1 for classification, tagging and OCR (OCR: mean token F1), "
-                 "ROUGE-L for generation; misinformation and OCR average their datasets. The mean is left empty "
-                 "when a task is missing; 'mean of present' averages only what the run has."),
+                 "ROUGE-L F (pltrdy rouge) for generation; misinformation and OCR average their datasets. The mean "
+                 "is left empty when a task is missing; 'mean of present' averages only what the run has."),
             Table("Unified scores", ["run"] + units + ["mean", "mean of present", "missing tasks"], rows)]
+
+
+def _metric_row(label: str, cell: dict, keys: list[str], counts: list[str]) -> list[str]:
+    return ([label, str(cell["n"]), *counts, fmt(cell["success_rate"]), fmt(cell["success_rate_lenient"])]
+            + [_with_interval(cell["metrics"][k]) if k in cell["metrics"] else "\u2014" for k in keys])
 
 
 def _task_blocks(entry: dict, confusion: dict) -> list[Block]:
     keys = entry["metrics"]
     rows = []
+    pooled = list(dict.fromkeys(d for cell in entry["runs"].values() for d in cell.get("averaged_over", [])))
     for name, cell in entry["runs"].items():
-        rows.append([name, str(cell["n"]), str(cell["missing_items"]), str(cell["items_missing_for_some_seeds"]),
-                     ", ".join(map(str, cell["seeds"])), fmt(cell["success_rate"])]
-                    + [_with_interval(cell["metrics"][k]) if k in cell["metrics"] else "\u2014" for k in keys])
+        seeds = ", ".join(map(str, cell["seeds"]))
+        counts = [str(cell["missing_items"]), str(cell["items_missing_for_some_seeds"]), seeds]
+        for dataset, part in cell.get("per_dataset", {}).items():
+            rows.append(_metric_row(f"{name} \u00b7 {dataset}", part, keys, ["", "", seeds]))
+        rows.append(_metric_row(f"{name} \u00b7 average" if "per_dataset" in cell else name, cell, keys, counts))
     blocks: list[Block] = [
         Heading(2, f"Task {entry['task']}"),
         Text(f"Dataset {entry['dataset']}, kind {entry['kind']}, headline metric {entry['headline']}; "
              f"{entry['items_in_any_run']} items in at least one run."),
         Table(f"{entry['task']} metrics", ["run", "n", "missing items", "items missing for some seeds", "seeds",
-                                           "success rate"] + keys, rows)]
+                                           "success rate", "lenient success rate"] + keys, rows)]
+    if pooled:
+        blocks.append(Text(f"{entry['task']} is scored on each dataset ({', '.join(pooled)}); "
+                           "each 'average' row is the mean over the datasets, as the paper reports it, with "
+                           "intervals from resampling items within each dataset."))
     if entry["runs_without_task"]:
         blocks.append(Text(f"No scorable predictions for {entry['task']} in: {', '.join(entry['runs_without_task'])}."))
     for name, cell in entry["runs"].items():

@@ -27,6 +27,8 @@ class RunRow:
     parsed: Any
     valid: bool
     reference: Any
+    strict_valid: bool | None = None
+    """Whether the response followed the requested format exactly (None when the log does not say)."""
 
 
 @dataclass
@@ -110,7 +112,9 @@ def _add_row(rounds: dict[int | None, Run], path: Path, config: dict[str, Any], 
         raise RowError(f"expected an integer or null, got {number!r}", field="round")
     run = rounds.setdefault(number, Run(path, "", config, {}, round=number))
     valid = bool(obj["valid"])
-    row = RunRow(str(obj["id"]), 0 if seed is None else seed, obj["parsed"] if valid else None, valid, obj["reference"])
+    strict = obj.get("strict_valid")
+    row = RunRow(str(obj["id"]), 0 if seed is None else seed, obj["parsed"] if valid else None, valid, obj["reference"],
+                 None if strict is None else bool(strict))
     by_id = run.rows.setdefault(obj["task"], {}).setdefault(row.seed, {})
     if row.id in by_id:
         run.duplicates += 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mmsoc.metrics.datasets import dataset_rows, mean_over_datasets
 from mmsoc.tasks.kinds.base import Parsed, TaskScores, answer_part
 from mmsoc.tasks.registry import get_task, kind_of
 
@@ -38,3 +39,22 @@ def score_task(task_id: str, predictions: Sequence[Any], references: Sequence[An
                text_encoder: str | None = None, fast: bool = False) -> dict[str, float | int]:
     """The flat metrics of one task and ``n``."""
     return score_task_detailed(task_id, predictions, references, text_encoder=text_encoder, fast=fast).metrics
+
+
+def score_task_averaged(task_id: str, predictions: Sequence[Any], references: Sequence[Any],
+                        ids: Sequence[str] | None = None, *, text_encoder: str | None = None,
+                        fast: bool = False) -> tuple[dict[str, float | int], dict[str, TaskScores]]:
+    """The metrics ``mmsoc score`` reports and the scores they come from.
+
+    A task that pools datasets (OCR) whose ``ids`` all read ``dataset/item`` (a dataset of the task's
+    sources) is scored on each dataset, and its metrics are the mean over them, as the paper averages
+    OCR over Hateful Memes and Memotion (``n`` is the total); otherwise the items are scored together,
+    under the name ``""``.
+    """
+    rows = dataset_rows(ids, get_task(task_id).sources) if ids is not None else {}
+    if not rows:
+        scores = score_task_detailed(task_id, predictions, references, text_encoder=text_encoder, fast=fast)
+        return scores.metrics, {"": scores}
+    parts = {name: score_task_detailed(task_id, [predictions[i] for i in part], [references[i] for i in part],
+                                       text_encoder=text_encoder, fast=fast) for name, part in rows.items()}
+    return mean_over_datasets([part.metrics for part in parts.values()]), parts

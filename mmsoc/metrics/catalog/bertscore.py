@@ -14,6 +14,7 @@ def compute(data: TextInput) -> GroupResult:
 
 
 GROUP = MetricGroup("bertscore", ("generation",), (
-    Metric("bertscore_f1", True, "bert-score F1 per item, averaged; scores depend on the model and layer named "
-                                 "in the report"),
+    Metric("bertscore_f1", True, "bert-score BERTScorer F1 per item, averaged, no idf, no baseline rescaling; an "
+                                 "empty side scores 0; scores depend on the model and layer named in the notes",
+           ("bert-score",)),
 ), compute, order=40, model_based=True)

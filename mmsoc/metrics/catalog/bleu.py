@@ -1,4 +1,4 @@
-"""Corpus BLEU-1..4 with sacrebleu."""
+"""Corpus BLEU-1..4 with NLTK, the paper's BLEU (MM-Soc appendix D.1)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ def compute(data: TextInput) -> GroupResult:
     return bleu(data.predictions, data.references), {}
 
 
-GROUP = MetricGroup("bleu", ("ocr", "generation"), (
-    Metric("bleu1", True, "sacrebleu BLEU(max_ngram_order=1).corpus_score, 13a tokens, exp smoothing, 0-100 scale"),
-    Metric("bleu2", True, "sacrebleu corpus BLEU with n-gram orders 1..2 (as bleu1)"),
-    Metric("bleu3", True, "sacrebleu corpus BLEU with n-gram orders 1..3 (as bleu1)"),
-    Metric("bleu4", True, "sacrebleu corpus BLEU with n-gram orders 1..4 (as bleu1)"),
+_NLTK = ("NLTK corpus_bleu on whitespace tokens, weights 1/{n} on orders 1..{n}, no smoothing (NLTK's default "
+         "method0), 0-1 scale; the paper names NLTK but not the weights, smoothing or tokens")
+
+GROUP = MetricGroup("bleu", ("ocr", "generation"), tuple(
+    Metric(f"bleu{n}", True, _NLTK.format(n=n), ("nltk",)) for n in (1, 2, 3, 4)
 ), compute, order=20)

@@ -13,6 +13,8 @@ def compute(data: TextInput) -> GroupResult:
 
 
 GROUP = MetricGroup("edit_rates", ("ocr",), (
-    Metric("wer", False, "jiwer.process_words, corpus level: total edits / total reference words"),
-    Metric("cer", False, "jiwer.process_characters, corpus level: total edits / total reference characters"),
+    Metric("wer", False, "corpus WER as jiwer.wer: jiwer's default word transforms, edits by rapidfuzz Levenshtein, "
+                         "total edits / total reference words", ("jiwer", "rapidfuzz")),
+    Metric("cer", False, "corpus CER as jiwer.cer: jiwer's default character transforms, edits by rapidfuzz "
+                         "Levenshtein, total edits / total reference characters", ("jiwer", "rapidfuzz")),
 ), compute, order=10)

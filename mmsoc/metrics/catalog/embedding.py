@@ -14,5 +14,6 @@ def compute(data: TextInput) -> GroupResult:
 
 
 GROUP = MetricGroup("embedding", ("generation",), (
-    Metric("embedding_similarity", True, "cosine similarity of sentence-transformers embeddings per item, averaged"),
+    Metric("embedding_similarity", True, "cosine similarity of sentence-transformers embeddings per item, averaged; "
+                                         "the model is named in the notes", ("sentence-transformers",)),
 ), compute, order=41, model_based=True)

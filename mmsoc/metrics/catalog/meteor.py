@@ -16,5 +16,6 @@ def compute(data: TextInput) -> GroupResult:
 
 
 GROUP = MetricGroup("meteor", ("generation",), (
-    Metric("meteor", True, "nltk meteor_score per item on whitespace tokens, averaged"),
+    Metric("meteor", True, "nltk meteor_score per item on whitespace tokens, Porter stemmer, averaged; whether "
+                           "WordNet synonyms were used is noted with the scores", ("nltk",)),
 ), compute, order=35)

@@ -1,4 +1,4 @@
-"""ROUGE-1/2/L F-measure per item with rouge-score."""
+"""ROUGE-1/2/L F per item with pltrdy rouge, the paper's ROUGE (MM-Soc appendix D.1)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,12 @@ def compute(data: TextInput) -> GroupResult:
     return rouge(data.predictions, data.references), {}
 
 
-_ROUGE = "rouge-score RougeScorer(use_stemmer=True), F-measure per item averaged; its tokenizer keeps a-z0-9 only"
+_PLTRDY = ("pltrdy rouge Rouge().get_scores(prediction, reference) F per item, averaged (its avg=True): "
+           "sentences split on '.', words on spaces, case and punctuation kept, no stemming; a side without a "
+           "sentence scores 0")
 
 GROUP = MetricGroup("rouge", ("generation",), (
-    Metric("rouge1", True, _ROUGE),
-    Metric("rouge2", True, _ROUGE),
-    Metric("rougeL", True, _ROUGE + " (sentence-level LCS)"),
+    Metric("rouge1", True, _PLTRDY + " (rouge-1)", ("rouge",)),
+    Metric("rouge2", True, _PLTRDY + " (rouge-2)", ("rouge",)),
+    Metric("rougeL", True, _PLTRDY + " (rouge-l: summary-level union LCS)", ("rouge",)),
 ), compute, order=30)

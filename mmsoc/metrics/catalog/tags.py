@@ -20,12 +20,15 @@ def compute(data: TagInput) -> GroupResult:
     return stats, {}
 
 
-_MACRO = "scikit-learn precision_recall_fscore_support over the topics present, average='macro', zero_division=0"
+_MACRO = ("equal to scikit-learn precision_recall_fscore_support(average='macro', zero_division=0) over the topics "
+          "present; computed by mmsoc from per-item indicator counts")
 
 GROUP = MetricGroup("tags", ("multilabel",), (
-    Metric("hamming_loss", False, "scikit-learn hamming_loss over all topics (unknown tags ignored and counted)"),
-    Metric("jaccard", True, "scikit-learn jaccard_score, average='samples', zero_division=1"),
-    Metric("accuracy", True, "scikit-learn accuracy_score: exact match of the whole tag set"),
+    Metric("hamming_loss", False, "share of wrong (item, topic) indicators over all topics, equal to scikit-learn "
+                                  "hamming_loss (unknown tags ignored and counted)"),
+    Metric("jaccard", True, "per-item |gold & predicted| / |gold | predicted|, averaged, equal to scikit-learn "
+                            "jaccard_score(average='samples', zero_division=1)"),
+    Metric("accuracy", True, "exact match of the whole tag set (equal to scikit-learn accuracy_score)"),
     Metric("macro_precision", True, _MACRO),
     Metric("macro_recall", True, _MACRO),
     Metric("macro_f1", True, _MACRO),

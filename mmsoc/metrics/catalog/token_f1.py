@@ -14,5 +14,6 @@ def compute(data: TextInput) -> GroupResult:
 
 GROUP = MetricGroup("token_f1", ("ocr",), (
     Metric("macro_f1", True, "mean over items of bag-of-words token F1 between normalised prediction and "
-                             "reference (1 when both are empty)"),
+                             "reference, whitespace tokens counted with scikit-learn CountVectorizer (1 when both "
+                             "are empty)", ("scikit-learn",)),
 ), compute, order=65)

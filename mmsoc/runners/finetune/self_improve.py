@@ -3,14 +3,17 @@
 RUN_DIR is a run folder (``mmsoc.core.runfolder``): every response goes to ``predictions.jsonl`` as
 soon as its batch finishes (a rerun resumes; rows are keyed by task, id, seed and round, and
 ``mmsoc report`` shows each round as a run of its own); ``metrics.json`` holds the similarity of
-adjacent rounds and of each round to the reference (BERTScore, sentence-embedding cosine, bigram
-Jaccard) and ``similarity.png`` plots them.
+adjacent rounds and of each round to the reference (BERTScore, sentence-embedding cosine, and the
+paper's bigram similarity: Kondrak's character-bigram similarity, ``mmsoc.metrics.kondrak``) and
+``similarity.png`` plots them.
 """
 
 from __future__ import annotations
 
 import json
 import os
+
+import numpy as np
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 from typing import Any
@@ -21,7 +24,7 @@ from mmsoc.core.io import JsonlAppender, atomic_open
 from mmsoc.core.records import Example
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.metrics.embedding import bertscore, embedding_similarity
-from mmsoc.metrics.text import bigram_similarity
+from mmsoc.metrics.kondrak import ngram_similarity
 from mmsoc.models.base import GenerationSettings, Model, Request
 from mmsoc.runners.finetune.data import answer_text, request_for
 from mmsoc.tasks import parse_response
@@ -125,7 +128,7 @@ def similarity_table(per_round: Sequence[Sequence[str]], references: Sequence[st
         stat, described["bertscore"] = bertscore(predictions, targets, text_encoder)
         return {"bertscore": stat.value(),
                 "sentence_cosine": embedding_similarity(predictions, targets, text_encoder).value(),
-                "bigram": bigram_similarity(predictions, targets).value()}
+                "bigram": float(np.mean(ngram_similarity(predictions, targets))) if predictions else 0.0}
 
     adjacent = [{"from": r, "to": r + 1, **scores(per_round[r - 1], per_round[r])} for r in range(1, len(per_round))]
     reference = [{"round": r, **scores(answers, references)} for r, answers in enumerate(per_round, start=1)]
