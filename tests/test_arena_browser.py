@@ -60,9 +60,11 @@ class Server:
         raise AssertionError("the server did not start")
 
     def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
-        self.proc.stderr.close()
+        """SIGKILL: no shutdown code runs, as when a machine loses power."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc.stderr.close()
 
 
 def _browser(profile: Path):
@@ -140,11 +142,20 @@ def test_two_annotators_vote_through_a_killed_and_restarted_server(tmp_path):
     write_battles(tmp_path / "battles.jsonl", battles)
     db = tmp_path / "votes.sqlite"
     server = Server(tmp_path / "battles.jsonl", db, _free_port())
+    try:
+        _vote_kill_restart_and_refuse(server, db, tmp_path)
+    finally:
+        server.kill()
+
+
+def _vote_kill_restart_and_refuse(server: Server, db: Path, tmp_path: Path) -> None:
     server.start()
-    drivers = {name: _browser(tmp_path / f"profile-{name}") for name in ("alice", "bob")}
+    drivers: dict = {}
     votes: dict = {}
     seen: set = set()
     try:
+        for name in ("alice", "bob"):
+            drivers[name] = _browser(tmp_path / f"profile-{name}")
         for name, driver in drivers.items():
             _sign_in(driver, server.url, name)
         for name, rounds in (("alice", 2), ("bob", 3)):
@@ -162,14 +173,11 @@ def test_two_annotators_vote_through_a_killed_and_restarted_server(tmp_path):
     finally:
         for driver in drivers.values():
             driver.quit()
-    try:
-        before = _db_votes(db)
-        assert sorted(before) == sorted((n, b, label, c) for (n, b), (label, c) in votes.items())
-        assert len(before) == 10 and len({(n, b) for n, b, _, _ in before}) == 10
-        assert _post(server.url, annotator="alice", battle="nope", label="A") == 404
-        assert _post(server.url, annotator="alice", battle="b1", label="maybe") == 422
-        assert _post(server.url, annotator="alice", battle="b1", label="A") == 409
-        assert _post(server.url, annotator="", battle="b1", label="A") == 422
-        assert _db_votes(db) == before
-    finally:
-        server.kill()
+    before = _db_votes(db)
+    assert sorted(before) == sorted((n, b, label, c) for (n, b), (label, c) in votes.items())
+    assert len(before) == 10 and len({(n, b) for n, b, _, _ in before}) == 10
+    assert _post(server.url, annotator="alice", battle="nope", label="A") == 404
+    assert _post(server.url, annotator="alice", battle="b1", label="maybe") == 422
+    assert _post(server.url, annotator="alice", battle="b1", label="A") == 409
+    assert _post(server.url, annotator="", battle="b1", label="A") == 422
+    assert _db_votes(db) == before
