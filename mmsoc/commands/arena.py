@@ -1,0 +1,178 @@
+"""``mmsoc arena``: pairwise battles of responses, judged by people on a local web page or by a model,
+rated with FastChat's Elo and Bradley-Terry formulas."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from mmsoc.commands import options
+from mmsoc.core.cli import commands, note
+
+app = commands()
+arena_app = typer.Typer(help="Arena ratings: battles from eval runs, votes from people or a judge model, "
+                        "Elo and Bradley-Terry ratings with bootstrap intervals.", no_args_is_help=True)
+app.add_typer(arena_app, name="arena")
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _split(value: str | None) -> list[str] | None:
+    return None if value is None else [part.strip() for part in value.split(",") if part.strip()]
+
+
+@arena_app.command("pair")
+def pair(
+    runs: list[Path] = typer.Option(..., "--runs", help="An eval run folder; repeat for each model "
+                                    "(--runs A --runs B ...)."),
+    out: Path = typer.Option(..., "--out", help="Battles file to write (JSONL)."),
+    names: Optional[str] = typer.Option(None, "--names", help="Comma-separated model names for the runs, in "
+                                        "order (default: each run's model)."),
+    task: Optional[str] = typer.Option(None, "--task", help="Comma-separated task ids (default: the free-text "
+                                       "tasks the runs share)."),
+    per_pair: Optional[int] = typer.Option(None, "--per-pair", min=1, help="Battles per pair of models, a seeded "
+                                           "sample of the shared items (default: every shared item)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sample and of each battle's A/B sides."),
+) -> None:
+    """Build battles from eval runs over the same items: every pair of models, A/B sides drawn by seed."""
+    from mmsoc.arena.pairing import load_run, make_battles
+    from mmsoc.arena.records import write_battles
+    from mmsoc.core.io import UsageError
+
+    labels = _split(names)
+    if labels is not None and len(labels) != len(runs):
+        raise UsageError(f"--names gives {len(labels)} names for {len(runs)} runs")
+    loaded = [load_run(path, labels[k] if labels else None) for k, path in enumerate(runs)]
+    battles, notes = make_battles(loaded, seed=seed, per_pair=per_pair, tasks=_split(task))
+    for line in notes:
+        note(f"note: {line}")
+    write_battles(out, battles)
+    note(f"wrote {out} ({len(battles)} battles, {len(loaded)} models)")
+
+
+@arena_app.command("serve")
+def serve(
+    battles: Path = typer.Option(..., "--battles", help="Battles file (JSONL) to put to annotators."),
+    db: Path = typer.Option(..., "--db", help="Vote database (SQLite); created if missing, resumed if not."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
+    port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on."),
+) -> None:
+    """Serve the vote page: annotators name themselves and vote on battles one at a time."""
+    from mmsoc.arena.media import check_media
+    from mmsoc.arena.records import read_battles
+    from mmsoc.arena.store import VoteStore
+
+    loaded = read_battles(battles)
+    check_media(loaded, battles)
+    store = VoteStore(db)
+    new = store.add_battles(loaded, battles)
+    with_votes = sum(1 for battle in loaded if battle.votes)
+    if with_votes:
+        note(f"note: the votes already in {battles} ({with_votes} battles) are not imported; the page records its own")
+    if host not in LOOPBACK:
+        note(f"warning: listening on {host}: anyone who can reach this address can vote")
+    note(f"{new} new battles stored in {db} ({store.count()} in all); open http://{host}:{port}/ (Ctrl-C stops)")
+    import uvicorn
+
+    from mmsoc.arena.web import create_app
+
+    uvicorn.run(create_app(store), host=host, port=port, log_level="warning")
+
+
+@arena_app.command("export")
+def export(
+    db: Path = typer.Option(..., "--db", help="Vote database written by 'mmsoc arena serve'."),
+    out: Path = typer.Option(..., "--out", help="Votes file to write (the battles with their votes, JSONL)."),
+) -> None:
+    """Write every battle with its votes (in the order cast) as a votes file."""
+    from mmsoc.arena.records import write_battles
+    from mmsoc.arena.store import VoteStore
+
+    battles = VoteStore(db, create=False).export()
+    write_battles(out, battles)
+    note(f"wrote {out} ({len(battles)} battles, {sum(len(b.votes) for b in battles)} votes)")
+
+
+@arena_app.command("judge")
+def judge(
+    model: str = typer.Option(..., "--model", help="Judge model: a hub id or local folder, or any backend "
+                              "(see 'mmsoc eval --help')."),
+    battles: Path = typer.Option(..., "--battles", help="Battles file (JSONL) to judge."),
+    out: Path = typer.Option(..., "--out", help="Votes file to write: the battles the judge voted on, one vote each."),
+    run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Run folder of the judge's answers (default: "
+                                           "OUT without .jsonl, plus .run). Rerunning the same command resumes it."),
+    prompt_version: Optional[str] = typer.Option(None, "--prompt-version", help="Judge prompt version "
+                                                 "(default: the latest)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Annotator name of the judge's votes "
+                                       "(default: judge:MODEL)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="Judge only the first N battles."),
+    batch_size: int = options.REQUEST_BATCH,
+    max_new_tokens: int = typer.Option(512, "--max-new-tokens", min=1, help="Most tokens per answer."),
+    dtype: str = options.DTYPE,
+    device: str = options.DEVICE,
+    progress: bool = options.PROGRESS,
+) -> None:
+    """Ask a model to judge every battle in both orders; write its votes (disagreeing orders vote tie)."""
+    from mmsoc.arena.judge import default_run_dir, judge_battles
+    from mmsoc.arena.judge_prompts import judge_prompt
+    from mmsoc.arena.pairing import model_name
+    from mmsoc.arena.records import read_battles, write_battles
+    from mmsoc.core.runfolder import RunFolder
+    from mmsoc.models.base import GenerationSettings
+    from mmsoc.models.registry import ModelOptions, make_model, modalities
+
+    prompt = judge_prompt(prompt_version)
+    todo = read_battles(battles)[:limit]
+    reads = modalities(model)
+    settings = GenerationSettings(greedy=True, max_new_tokens=max_new_tokens)
+    config = {"command": "arena judge", "model": model, "prompt_version": prompt.version, "greedy": True,
+              "max_new_tokens": max_new_tokens, "dtype": dtype, "modalities": sorted(reads)}
+    folder = RunFolder(run_dir or default_run_dir(out), key_fields=("battle", "order", "digest"))
+    annotator = name or f"judge:{model_name({'model': model})}"
+    build = functools.partial(make_model, model, ModelOptions(dtype=dtype, device=device))
+    outcome = judge_battles(todo, folder, config, prompt, build, settings, annotator, reads,
+                            batch_size=batch_size, progress=progress)
+    write_battles(out, outcome.votes)
+    s = outcome.summary
+    note(f"wrote {out} ({s['voted']} of {s['battles']} battles voted; {s['unparseable']} unparseable answers, "
+         f"listed in {folder.path / 'problems.jsonl'}; orders agreed on {_pct(s['order_consistency'])})")
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+@arena_app.command("rate")
+def rate(
+    votes: Path = typer.Option(..., "--votes", help="Votes file (battles with votes, JSONL)."),
+    out: Path = typer.Option(..., "--out", help="Folder for ratings.json, analysis.json, leaderboard.md and "
+                             "report.html."),
+    bootstrap: int = typer.Option(100, "--bootstrap", min=1, help="Bootstrap rounds for the intervals "
+                                  "(FastChat's default: 100)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    min_annotators: int = typer.Option(3, "--min-annotators", min=1, help="Votes a battle needs to be rated "
+                                       "(SocialArena: 3; a judge's votes file has 1)."),
+    judges: list[Path] = typer.Option([], "--judge", help="A judge's votes file to compare with the majority "
+                                      "labels of --votes (repeatable)."),
+) -> None:
+    """Majority labels, online Elo and Bradley-Terry ratings with bootstrap intervals, agreement and bias checks."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from mmsoc.arena.report import RateSettings
+    from mmsoc.arena.report import rate as rate_votes
+
+    result, extra = rate_votes(votes, out, RateSettings(bootstrap, seed, min_annotators), judges)
+    table = Table("rank", "model", "rating", "95% interval", "online Elo", "battles",
+                  title="Bradley-Terry ratings (FastChat's formulas)")
+    for e in result["models"]:
+        table.add_row(str(e["rank"]), e["model"], f"{e['rating']:.1f}", f"[{e['lower']:.1f}, {e['upper']:.1f}]",
+                      f"{result['elo'][e['model']]:.1f}", str(e["battles"]))
+    Console().print(table)
+    for warning in extra["warnings"]:
+        note(f"warning: {warning}")
+    note(f"wrote {out / 'ratings.json'}, analysis.json, leaderboard.md and report.html ({result['dropped']} "
+         "battles dropped)")

@@ -1,0 +1,183 @@
+"""The vote page in a real headless Chromium (Selenium with the system's chromedriver, nothing downloaded):
+two annotators vote, the server is killed and restarted mid-way, the database holds every vote once; bad
+requests to the live server get a 4xx and change nothing."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from mmsoc.arena.records import Battle, write_battles
+
+selenium = pytest.importorskip("selenium", reason="the browser test needs the selenium package")
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER") or shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
+                                reason="Chromium and chromedriver are not installed (e.g. apt-get install chromium "
+                                       "chromium-driver)")
+REPO = Path(__file__).resolve().parents[1]
+LABELS = ("A", "B", "tie", "both_bad")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``mmsoc arena serve`` in a child process."""
+
+    def __init__(self, battles: Path, db: Path, port: int):
+        self.args = [sys.executable, "-m", "mmsoc", "arena", "serve", "--battles", str(battles), "--db", str(db),
+                     "--port", str(port)]
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+        self.proc = subprocess.Popen(self.args, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, self.proc.stderr.read().decode()
+            try:
+                urllib.request.urlopen(self.url + "/progress", timeout=2).read()
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise AssertionError("the server did not start")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, as when a machine loses power."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc.stderr.close()
+
+
+def _browser(profile: Path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--window-size=1100,1000",
+                 f"--user-data-dir={profile}"):
+        opts.add_argument(flag)
+    return webdriver.Chrome(options=opts, service=Service(CHROMEDRIVER))
+
+
+def _sign_in(driver, url: str, name: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(url + "/")
+    driver.find_element(By.ID, "annotator").send_keys(name)
+    driver.find_element(By.ID, "start").click()
+
+
+def _vote_once(driver, name: str, votes: dict, seen: set, shot: Path) -> bool:
+    """Vote on the battle shown (a label and critique of its own); False when the page says all are done.
+    The first page with a picture is saved to ``shot``."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    if driver.find_elements(By.ID, "done"):
+        return False
+    battle = driver.find_element(By.ID, "battle").get_attribute("value")
+    assert (name, battle) not in seen, f"{name} was shown {battle} twice"
+    seen.add((name, battle))
+    pictures = driver.find_elements(By.CSS_SELECTOR, ".media img")
+    for img in pictures:
+        assert driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img) == 240
+    if pictures and not shot.exists():
+        driver.save_screenshot(str(shot))
+    label = LABELS[(len(seen) + len(name)) % 4]
+    critique = f"{name} on {battle}: {label}"
+    driver.find_element(By.ID, "critique").send_keys(critique)
+    old = driver.find_element(By.ID, "battle")
+    driver.find_element(By.ID, f"vote-{label}").click()
+    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(old))
+    votes[name, battle] = (label, critique)
+    return True
+
+
+def _post(url: str, **form) -> int:
+    request = urllib.request.Request(url + "/vote", data=urllib.parse.urlencode(form).encode(), method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+def _db_votes(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT annotator, battle, label, critique FROM votes ORDER BY id").fetchall()
+
+
+def test_two_annotators_vote_through_a_killed_and_restarted_server(tmp_path):
+    root = tmp_path / "data"
+    root.mkdir()
+    meme = Image.new("RGB", (240, 160), (30, 120, 200))
+    ImageDraw.Draw(meme).text((20, 70), "when the test passes first time", fill=(255, 255, 255))
+    meme.save(root / "meme.png")
+    battles = [Battle(f"b{k}", f"item{k}", "model-x", "model-y", f"answer x{k}", f"answer y{k}",
+                      task="social_context", prompt="Describe the cultural and social context of the image.",
+                      text=f"meme text {k}", data=str(root) if k % 2 == 0 else None,
+                      media=("meme.png",) if k % 2 == 0 else ()) for k in range(5)]
+    write_battles(tmp_path / "battles.jsonl", battles)
+    db = tmp_path / "votes.sqlite"
+    server = Server(tmp_path / "battles.jsonl", db, _free_port())
+    try:
+        _vote_kill_restart_and_refuse(server, db, tmp_path)
+    finally:
+        server.kill()
+
+
+def _vote_kill_restart_and_refuse(server: Server, db: Path, tmp_path: Path) -> None:
+    server.start()
+    drivers: dict = {}
+    votes: dict = {}
+    seen: set = set()
+    try:
+        for name in ("alice", "bob"):
+            drivers[name] = _browser(tmp_path / f"profile-{name}")
+        for name, driver in drivers.items():
+            _sign_in(driver, server.url, name)
+        for name, rounds in (("alice", 2), ("bob", 3)):
+            for _ in range(rounds):
+                assert _vote_once(drivers[name], name, votes, seen, tmp_path / "vote_page.png")
+        server.kill()  # mid-way: 5 of 10 votes cast
+        assert len(_db_votes(db)) == 5
+        server.start()
+        for name, driver in drivers.items():
+            driver.get(f"{server.url}/vote?annotator={name}")
+            while _vote_once(driver, name, votes, seen, tmp_path / "vote_page.png"):
+                pass
+        assert all("voted on 5 of 5 battles" in driver.page_source for driver in drivers.values())
+        assert (tmp_path / "vote_page.png").exists()
+    finally:
+        for driver in drivers.values():
+            driver.quit()
+    before = _db_votes(db)
+    assert sorted(before) == sorted((n, b, label, c) for (n, b), (label, c) in votes.items())
+    assert len(before) == 10 and len({(n, b) for n, b, _, _ in before}) == 10
+    assert _post(server.url, annotator="alice", battle="nope", label="A") == 404
+    assert _post(server.url, annotator="alice", battle="b1", label="maybe") == 422
+    assert _post(server.url, annotator="alice", battle="b1", label="A") == 409
+    assert _post(server.url, annotator="", battle="b1", label="A") == 422
+    assert _db_votes(db) == before
