@@ -24,6 +24,7 @@ from mmsoc.runners.finetune.data import answer_text
 from mmsoc.runners.finetune.self_improve import REVISE_TEMPLATE, run_self_improve
 from mmsoc.tasks import score_task
 from mmsoc.tasks.registry import TASKS
+from metric_references import lucene_ngram_distance
 
 ROUNDS = 6
 
@@ -77,13 +78,10 @@ def test_similarity_table_matches_an_independent_computation(run):
     cosine = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
     assert metrics["adjacent"][0]["sentence_cosine"] == pytest.approx(float(cosine.mean()), abs=1e-5)
 
-    def bigrams(text: str) -> set:
-        words = text.lower().split()
-        return set(zip(words, words[1:]))
-
-    jaccard = [len(bigrams(x) & bigrams(y)) / len(bigrams(x) | bigrams(y)) if bigrams(x) | bigrams(y) else 0.0
-               for x, y in zip(first, second)]
-    assert metrics["adjacent"][0]["bigram"] == pytest.approx(float(np.mean(jaccard)))
+    # The paper's bigram similarity: Kondrak's character-bigram similarity (Lucene's NGramDistance, rewritten
+    # line by line in metric_references).
+    kondrak = [1 - lucene_ngram_distance(x, y) for x, y in zip(first, second)]
+    assert metrics["adjacent"][0]["bigram"] == pytest.approx(float(np.mean(kondrak)))
     assert all(0.0 <= r["bertscore"] <= 1.0 + 1e-6 for r in metrics["adjacent"] + metrics["reference"])
     keep = [i for i, (x, y) in enumerate(zip(first, second)) if x.strip() and y.strip()]  # empty pairs score 0
     f1 = np.zeros(len(ids))
