@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from desiq.fusion.inputs import media_path
+from desiq.data import media_path
 from desiq.sample import sample_videos, write_sample
 from mmsoc.media import AudioEncoder, CachedEncoder, FeatureCache, TranscriptEncoder, VideoEncoder
 from mmsoc.media.decode import read_frames, read_frames_pyav

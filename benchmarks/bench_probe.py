@@ -14,32 +14,35 @@ from pathlib import Path
 
 import numpy as np
 
+from desiq.formats import read_mcqa
 from desiq.perturb import perturb
+from desiq.perturbations import PERTURBATIONS
 from desiq.probe import debiased_rows, run_probe
-from desiq.probe_backends import EmbedLinearProbe, make_probe
-from desiq.siq import read_siq2, to_a2
+from desiq.probes import make_probe
+from desiq.probes.embed_linear import EmbedLinearProbe
+from desiq.records import to_a2
 from mmsoc.media.sentences import embed_texts, load_sentence_encoder
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "siq2" / "qa_train.jsonl"
 
 
 def cells(items, seed=0):
-    """The ten scored sets of a probe run: five perturbations in A4 and in A2."""
+    """The scored sets of an answer-only probe run: the items and each option perturbation, in A4 and in A2."""
     out = []
     for base in (items, to_a2(items)):
         out.append(base)
-        out += [perturb(base, kind, seed=seed).items for kind in ("RIWI", "RIWA", "RAWI", "RAWA")]
+        out += [perturb(base, p, seed=seed).items for p in PERTURBATIONS.values() if p.replaces_option]
     return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="Social-IQ 2.0 QA file")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="QA file (any format of desiq.formats)")
     parser.add_argument("--probe", default="embed-linear")
     parser.add_argument("--naive-items", type=int, default=300, help="eval questions for the side-by-side ratio")
     args = parser.parse_args()
 
-    items = read_siq2(args.data)
+    items = read_mcqa(args.data)
     train = [i for i in items if zlib.crc32(i.video.encode()) % 5]
     held = [i for i in items if not zlib.crc32(i.video.encode()) % 5]
     print(f"{len(items)} questions ({len(train)} train / {len(held)} eval, split by video); "
@@ -68,7 +71,7 @@ def main() -> None:
     for s in sets:
         probe.embed([o for item in s for o in item.options])
     cached = time.perf_counter() - t0
-    print(f"embedding the 10 scored sets of {len(subset)} questions: re-embedding {naive:.2f} s, "
+    print(f"embedding the {len(sets)} scored sets of {len(subset)} questions: re-embedding {naive:.2f} s, "
           f"each distinct text once {cached:.2f} s -> {naive / cached:.1f}x")
     assert np.isfinite(total)
 

@@ -1,15 +1,4 @@
-"""Bias-probing perturbations (NCAQ, RIWI, RIWA, RAWI, RAWA) as pure functions of (items, seed).
-
-Notation of the DeSIQ paper: an item has question q, correct option a and incorrect options i;
-a partner item (another question) has q', a', i'.
-
-| kind | change                                   | slot(s) replaced      |
-|------|------------------------------------------|-----------------------|
-| NCAQ | drop the question (options only)         | none                  |
-| RIWI | each i -> an i' of a partner             | every incorrect slot  |
-| RIWA | each i -> the a' of a partner            | every incorrect slot  |
-| RAWI | a -> an i' of a partner (counts correct) | the correct slot      |
-| RAWA | a -> the a' of a partner                 | the correct slot      |
+"""Applying a perturbation record (``desiq.perturbations``) to items: a pure function of (items, seed).
 
 Every replacement comes from a different question, never repeats an option already present and
 never brings the item's own correct answer back as a distractor.
@@ -20,22 +9,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
 
 import numpy as np
 
+from desiq.perturbations import PERTURBATIONS, Perturbation, Pool, Scope, Target
 from desiq.records import MCQAItem
 
-KINDS = ("NCAQ", "RIWI", "RIWA", "RAWI", "RAWA")
 MAX_DRAWS = 1000
-
-
-class Scope(str, Enum):
-    """Where partner questions may come from."""
-
-    any = "any"
-    other_video = "other-video"
-    same_video = "same-video"
 
 
 @dataclass(frozen=True)
@@ -47,33 +27,29 @@ class PerturbResult:
     fallback_options: int
 
 
-def perturb(items: Sequence[MCQAItem], kind: str, seed: int = 0, scope: Scope | str = Scope.any,
-            marker: str | None = None) -> PerturbResult:
-    """Apply one perturbation to every item; the output depends only on (items, kind, seed, scope).
+def perturb(items: Sequence[MCQAItem], perturbation: Perturbation | str, seed: int = 0,
+            scope: Scope | str | None = None) -> PerturbResult:
+    """Apply one perturbation (a record, or the name of one in ``PERTURBATIONS``) to every item.
 
-    ``marker`` is the kind written into ``option_kinds`` for replaced options (default: the
-    perturbation name in lower case).
+    The output depends only on (items, perturbation, seed, scope); ``scope`` overrides the record's.
     """
-    kind = kind.upper()
-    if kind not in KINDS:
-        raise ValueError(f"unknown perturbation {kind!r}; choose from {', '.join(KINDS)}")
-    if kind == "NCAQ":
+    record = PERTURBATIONS[perturbation] if isinstance(perturbation, str) else perturbation
+    if record.replaces is Target.question:
         return PerturbResult([replace(item, question="") for item in items], 0, 0, 0)
-    unlabelled = [item.qid for item in items if not item.labelled]
+    unlabelled = [item.id for item in items if not item.labelled]
     if unlabelled:
-        raise ValueError(f"{kind} needs labelled items; {len(unlabelled)} have no answer (first: {unlabelled[0]})")
-    sampler = _PartnerSampler(items, Scope(scope), np.random.default_rng(seed))
-    marker = marker or kind.lower()
+        raise ValueError(f"{record.name} needs labelled items; {len(unlabelled)} have no answer "
+                         f"(first: {unlabelled[0]})")
+    sampler = _PartnerSampler(items, Scope(scope or record.scope), np.random.default_rng(seed))
     out, replaced, fallback_items, fallback_options = [], 0, 0, 0
     for k, item in enumerate(items):
-        slots = [item.answer_idx] if kind.startswith("RA") else list(item.incorrect_idx)
-        take_answer = kind.endswith("A")
+        slots = [item.answer_idx] if record.replaces is Target.correct else list(item.incorrect_idx)
         options, kinds = list(item.options), list(item.option_kinds or [""] * len(item.options))
         fell_back = 0
         draws = sampler.partners(k)
         for slot in slots:
-            text, was_fallback = _draw_option(items, item, options, draws, sampler.rng, take_answer)
-            options[slot], kinds[slot] = text, marker
+            text, was_fallback = _draw_option(items, item, options, draws, sampler.rng, record.pool)
+            options[slot], kinds[slot] = text, record.marker
             fell_back += was_fallback
         out.append(item.with_options(options, kinds))
         replaced += len(slots)
@@ -83,19 +59,19 @@ def perturb(items: Sequence[MCQAItem], kind: str, seed: int = 0, scope: Scope | 
 
 
 def _draw_option(items: Sequence[MCQAItem], item: MCQAItem, options: list[str],
-                 draws: Iterator[tuple[int, bool]], rng: np.random.Generator, take_answer: bool) -> tuple[str, bool]:
-    """Draw partners until one offers an option that is new to this item."""
+                 draws: Iterator[tuple[int, bool]], rng: np.random.Generator, pool: Pool | None) -> tuple[str, bool]:
+    """Draw partners until one offers an option from ``pool`` that is new to this item."""
     forbidden = set(options) | {item.answer}
     for partner, fallback in draws:
         source = items[partner]
-        if take_answer:
+        if pool is Pool.partner_answer:
             text = source.answer
         else:
             wrong = source.incorrect_idx
             text = source.options[wrong[int(rng.integers(len(wrong)))]]
         if text not in forbidden:
             return text, fallback
-    raise ValueError(f"{item.qid}: found no partner option that differs from the item's own options "
+    raise ValueError(f"{item.id}: found no partner option that differs from the item's own options "
                      f"after {MAX_DRAWS} draws (too few distinct questions?)")
 
 

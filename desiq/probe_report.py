@@ -7,19 +7,14 @@ from pathlib import Path
 
 import numpy as np
 
-from desiq.probe import CONFIGS, ProbeReport
-from desiq.probe_backends import ProbeBackend
-from mmsoc.core.io import atomic_open, write_json, write_text
+from desiq.perturbations import PERTURBATIONS, SPLITS
+from desiq.probe import CONFIGS, ORIGINAL, ProbeReport
+from desiq.probes import ProbeBackend
+from desiq.probes.linear import flatten
 from desiq.records import MCQAItem
+from mmsoc.core.io import atomic_open, write_json, write_text
 
-EXPECTED = {
-    "original": "chance if the dataset is sound",
-    "NCAQ": "chance (no question)",
-    "RIWI": "about the original",
-    "RIWA": "chance for an answer-only probe",
-    "RAWI": "chance",
-    "RAWA": "chance if answers depend on the question",
-}
+ORIGINAL_EXPECTED = "chance if the dataset is sound"
 
 
 def _cell(report: ProbeReport, perturbation: str, config: str, data: str) -> str:
@@ -31,9 +26,18 @@ def _cell(report: ProbeReport, perturbation: str, config: str, data: str) -> str
     return f"{100 * row.accuracy:.2f} [{100 * low:.1f}, {100 * high:.1f}]"
 
 
+def _row(report: ProbeReport, label: str, perturbation: str, data: str, expected: str) -> str:
+    cells = " | ".join(_cell(report, perturbation, config, data) for config in ("A2", "A4"))
+    return f"| {label} | {cells} | {expected} |"
+
+
 def probe_markdown(report: ProbeReport) -> str:
-    """Markdown table: one row per perturbation, one column per configuration (accuracy %, 95% CI)."""
-    chance = {c: report.get("original", c).chance for c in CONFIGS}
+    """Markdown table: one row per scored cell set, one column per configuration (accuracy %, 95% CI).
+
+    Rows are the perturbations the report holds (their expected column from their records), then the
+    DeSIQ splits it was retrained on.
+    """
+    chance = {c: report.get(ORIGINAL, c).chance for c in CONFIGS}
     lines = [
         f"# Bias probe: `{report.probe}` on inputs `{report.inputs}`",
         "",
@@ -44,14 +48,14 @@ def probe_markdown(report: ProbeReport) -> str:
         "| setting | A2 | A4 | a sound dataset gives |",
         "|---|---|---|---|",
     ]
-    perturbations = [p for p in EXPECTED if any(r.perturbation == p and r.data == "original" for r in report.results)]
+    perturbations = dict.fromkeys(r.perturbation for r in report.results if r.data == ORIGINAL)
     for name in perturbations:
-        lines.append(f"| {name} | {_cell(report, name, 'A2', 'original')} | "
-                     f"{_cell(report, name, 'A4', 'original')} | {EXPECTED[name]} |")
-    if any(r.data == "desiq_d" for r in report.results):
-        lines.append(f"| DeSIQ_d (retrained) | {_cell(report, 'original', 'A2', 'desiq_d')} | "
-                     f"{_cell(report, 'original', 'A4', 'desiq_d')} | chance: the bias is removed |")
-    a4 = report.get("original", "A4")
+        expected = ORIGINAL_EXPECTED if name == ORIGINAL else PERTURBATIONS[name].expected
+        lines.append(_row(report, name, name, ORIGINAL, expected))
+    for split in SPLITS.values():
+        if any(r.data == split.marker for r in report.results):
+            lines.append(_row(report, f"{split.name} (retrained)", ORIGINAL, split.marker or "", split.expected))
+    a4 = report.get(ORIGINAL, "A4")
     verdict = ("**biased**: the probe beats chance without the video" if a4.ci95[0] > a4.chance
                else "no answer-only bias detected at this sample size")
     lines += ["", f"Verdict on the original data (A4): {verdict}.", ""]
@@ -66,8 +70,6 @@ def tsne_figure(backend: ProbeBackend, items: Sequence[MCQAItem], path: Path, se
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from sklearn.manifold import TSNE
-
-    from desiq.probe_backends import flatten
 
     features = np.asarray(backend.option_features(items), dtype=np.float32)
     correct = flatten(items)[2]

@@ -1,26 +1,32 @@
-"""The multiple-choice question record of Social-IQ-style video QA, and the kinds of its options."""
+"""The multiple-choice question record of Social-IQ-style video QA, and its A2 (binary) view."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-CORRECT_KINDS = frozenset({"corr", "rawi", "rawa"})
-"""Option kinds that mark the slot counted as correct (original or substituted)."""
+CORRECT = "corr"
+"""The kind of the correct option as a dataset releases it (``idx_types`` in Social-IQ 2.0)."""
 
-ORIGINAL_KINDS = frozenset({"corr", "rewrite", "matched"})
-"""Option kinds of the Social-IQ 2.0 release."""
+
+def position_id(qid: str, position: int) -> str:
+    """The id of the question at ``position`` (0-based) of its file. Social-IQ repeats qids, so an
+    item is never identified by its qid alone."""
+    return f"{qid}@{position}"
 
 
 @dataclass(frozen=True)
 class MCQAItem:
     """One multiple-choice question about a video.
 
-    ``answer_idx`` is None for unlabeled (test) items. ``option_kinds`` says where each option
-    came from: Social-IQ 2.0 kinds (``corr``, ``rewrite``, ``matched``) or the name of the
-    perturbation / split that put it there (``riwi``, ``riwa``, ``rawi``, ``rawa``, ``desiq_d``,
-    ``desiq_s``).
+    ``id`` is unique within the file the item came from (see ``position_id``); ``qid`` is the
+    dataset's own question id, which may repeat. ``answer_idx`` is None for unlabelled (test) items.
+    ``option_kinds`` says where each option came from: the kinds of its release (``corr``,
+    ``rewrite``, ``matched``, ...) or the marker of the perturbation or split that put it there
+    (``desiq.perturbations``).
     """
 
+    id: str
     qid: str
     video: str
     question: str
@@ -41,5 +47,26 @@ class MCQAItem:
     def incorrect_idx(self) -> tuple[int, ...]:
         return tuple(i for i in range(len(self.options)) if i != self.answer_idx)
 
-    def with_options(self, options: list[str] | tuple[str, ...], kinds: list[str] | tuple[str, ...]) -> "MCQAItem":
+    def with_options(self, options: list[str] | tuple[str, ...], kinds: list[str] | tuple[str, ...]) -> MCQAItem:
         return replace(self, options=tuple(options), option_kinds=tuple(kinds))
+
+
+def to_a2(items: Sequence[MCQAItem]) -> list[MCQAItem]:
+    """Binary items: the correct option against each incorrect one, in a fixed order.
+
+    The correct option's slot alternates from pair to pair so that "always pick the first"
+    scores chance, not 100%. A pair's qid is ``<qid>#<j>`` and its id ``<id>#<j>`` (j: the
+    incorrect option's index).
+    """
+    pairs = []
+    for item in items:
+        if not item.labelled:
+            raise ValueError(f"A2 needs labelled items; {item.id} has no answer")
+        correct, kind = item.options[item.answer_idx], item.option_kinds[item.answer_idx]
+        for j in item.incorrect_idx:
+            first = len(pairs) % 2 == 0
+            opts = (correct, item.options[j]) if first else (item.options[j], correct)
+            kinds = (kind, item.option_kinds[j]) if first else (item.option_kinds[j], kind)
+            pairs.append(MCQAItem(f"{item.id}#{j}", f"{item.qid}#{j}", item.video, item.question, opts,
+                                  0 if first else 1, kinds, item.ts))
+    return pairs

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from desiq.siq import write_siq2
-from desiq.records import MCQAItem
+from desiq.formats.siq2 import write_siq2
+from desiq.records import MCQAItem, position_id
 
 SEED = 20240229
 SPLITS = {"train": 40, "val": 16}
@@ -40,9 +40,12 @@ class Emotion:
 
 EMOTIONS = (
     Emotion("happy", ("happy", "delighted", "cheerful"), "smile", "smiles back warmly", (235, 200, 40), 660.0),
-    Emotion("sad", ("sad", "downcast", "disappointed"), "look at the floor", "offers quiet comfort", (40, 70, 160), 220.0),
-    Emotion("angry", ("angry", "irritated", "furious"), "raise the voice", "steps back defensively", (200, 30, 30), 440.0),
-    Emotion("nervous", ("nervous", "anxious", "uneasy"), "fidget with the hands", "tries to reassure", (150, 60, 170), 880.0),
+    Emotion("sad", ("sad", "downcast", "disappointed"), "look at the floor", "offers quiet comfort",
+            (40, 70, 160), 220.0),
+    Emotion("angry", ("angry", "irritated", "furious"), "raise the voice", "steps back defensively",
+            (200, 30, 30), 440.0),
+    Emotion("nervous", ("nervous", "anxious", "uneasy"), "fidget with the hands", "tries to reassure",
+            (150, 60, 170), 880.0),
     Emotion("calm", ("calm", "relaxed", "composed"), "speak slowly", "listens patiently", (40, 160, 90), 330.0),
 )
 
@@ -88,7 +91,8 @@ def _plain(rng: np.random.Generator, person: str, emotion: Emotion) -> str:
     return f"{person.capitalize()} is {emotion.adjectives[rng.integers(len(emotion.adjectives))]}."
 
 
-def _questions(video: SampleVideo, rng: np.random.Generator) -> list[MCQAItem]:
+def _questions(video: SampleVideo, rng: np.random.Generator, first: int) -> list[MCQAItem]:
+    """The video's questions; ``first``: the position of its first question in the split."""
     e, s, li, t = video.emotion, video.speaker, video.listener, video.topic
     templates = (
         f"How does {s} feel about {t}?",
@@ -110,8 +114,9 @@ def _questions(video: SampleVideo, rng: np.random.Generator) -> list[MCQAItem]:
         if len(set(options)) < len(options):
             options = [o if options.index(o) == i else o[:-1] + " at first." for i, o in enumerate(options)]
         order = rng.permutation(4)
+        qid = f"{video.vid}_q{n}_0"
         items.append(MCQAItem(
-            qid=f"{video.vid}_q{n}_0", video=video.vid, question=templates[n % len(templates)],
+            id=position_id(qid, first + n), qid=qid, video=video.vid, question=templates[n % len(templates)],
             options=tuple(options[i] for i in order), answer_idx=int(np.argmin(order)),
             option_kinds=tuple(kinds[i] for i in order), ts=f"0.00-{CLIP_SECONDS:.6f}"))
     return items
@@ -140,7 +145,10 @@ def sample_items(split: str = "train", seed: int = SEED) -> list[MCQAItem]:
     if split not in videos:
         raise ValueError(f"the sample has splits {sorted(videos)}, not {split!r}")
     rng = np.random.default_rng([seed, list(SPLITS).index(split)])
-    return [item for video in videos[split] for item in _questions(video, rng)]
+    items: list[MCQAItem] = []
+    for video in videos[split]:
+        items += _questions(video, rng, len(items))
+    return items
 
 
 def transcript_vtt(video: SampleVideo, seed: int = SEED) -> str:

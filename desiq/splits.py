@@ -1,14 +1,13 @@
-"""DeSIQ debiased splits (RIWA on train and dev) and the invariants every split must keep."""
+"""DeSIQ debiased splits (RIWA on train and dev, records in ``desiq.perturbations.SPLITS``) and the
+invariants every split must keep."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from desiq.perturb import PerturbResult, Scope, perturb
+from desiq.perturb import PerturbResult, perturb
+from desiq.perturbations import SPLITS
 from desiq.records import MCQAItem
-
-VARIANTS = {"d": Scope.other_video, "s": Scope.same_video}
-"""DeSIQ_d draws partner answers from other videos, DeSIQ_s from the same video."""
 
 
 def build_split(items: Sequence[MCQAItem], variant: str, seed: int = 0) -> PerturbResult:
@@ -17,9 +16,7 @@ def build_split(items: Sequence[MCQAItem], variant: str, seed: int = 0) -> Pertu
     DeSIQ_s falls back to other videos for the options a video cannot supply (a video with one
     question has no partner); the result counts those fallbacks.
     """
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown DeSIQ variant {variant!r}; choose 'd' (other videos) or 's' (same video)")
-    result = perturb(items, "RIWA", seed=seed, scope=VARIANTS[variant], marker=f"desiq_{variant}")
+    result = perturb(items, SPLITS[variant], seed=seed)
     problems = check_split(items, result.items)
     if problems:
         raise AssertionError("DeSIQ split broke its invariants: " + "; ".join(problems[:5]))
@@ -34,9 +31,15 @@ def check_split(original: Sequence[MCQAItem], rebuilt: Sequence[MCQAItem]) -> li
         return [f"{len(original)} items in, {len(rebuilt)} out"]
     for before, after in zip(original, rebuilt):
         if after.answer != before.answer or after.answer_idx != before.answer_idx:
-            problems.append(f"{after.qid}: correct option changed")
+            problems.append(f"{after.id}: correct option changed")
         if len(set(after.options)) != len(after.options):
-            problems.append(f"{after.qid}: duplicate options")
+            problems.append(f"{after.id}: duplicate options")
         if any(after.options[i] == before.answer for i in after.incorrect_idx):
-            problems.append(f"{after.qid}: its own correct answer is a distractor")
+            problems.append(f"{after.id}: its own correct answer is a distractor")
     return problems
+
+
+def answer_repeated_as_distractor(items: Iterable[MCQAItem]) -> list[MCQAItem]:
+    """Labelled items whose correct answer also appears as an incorrect option (a release defect)."""
+    return [item for item in items if item.labelled
+            and any(item.options[i] == item.answer for i in item.incorrect_idx)]

@@ -1,4 +1,8 @@
-"""Where the tests find the real Social-IQ 2.0 training questions (skipped when absent)."""
+"""Where the tests find the real Social-IQ 2.0 training questions: ``../shared`` beside the repository.
+
+Tests on them are marked ``shared`` and skip cleanly without the file (``needs_real_data`` on a test,
+``REAL_DATA_MARKS`` on a ``pytest.param``); no test swaps in other data when it is absent.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,15 @@ import pytest
 
 REAL_SIQ2 = Path(__file__).resolve().parents[2] / "shared" / "data" / "siq2" / "qa_train.jsonl"
 
-needs_real_data = pytest.mark.skipif(not REAL_SIQ2.exists(), reason="real Social-IQ 2.0 data not present")
+REAL_DATA_MARKS = [pytest.mark.shared,
+                   pytest.mark.skipif(not REAL_SIQ2.exists(), reason="real Social-IQ 2.0 data not present")]
+
+
+def needs_real_data(test):
+    """Mark a test that reads ``REAL_SIQ2``."""
+    for mark in REAL_DATA_MARKS:
+        test = mark(test)
+    return test
 
 
 def split_by_video(items, eval_share: int = 5):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from media_fixtures import VTT, build_tiny_open_clip, write_clip, write_wav
 from typer.testing import CliRunner
 
 from mmsoc.media import AudioEncoder, CachedEncoder, FeatureCache, MediaError, VideoEncoder
-from media_fixtures import VTT, build_tiny_open_clip, write_clip, write_wav
 
 
 @pytest.fixture(scope="module")

@@ -12,14 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from media_fixtures import build_tiny_open_clip, build_tiny_t5
 from typer.testing import CliRunner
 
-from desiq.fusion import FusionConfig, FusionProbe, FusionScorer, InputSetting, accuracy, default_encoders, train_fusion
+from desiq.formats.siq2 import read_siq2, write_siq2
+from desiq.fusion import FusionConfig, FusionProbe, FusionScorer, accuracy, default_encoders, train_fusion
+from desiq.inputs import InputSetting
+from desiq.records import to_a2
 from desiq.sample import write_sample
-from desiq.siq import read_siq2, to_a2, write_siq2
 from desiq.splits import build_split
 from mmsoc.media import FeatureCache
-from media_fixtures import build_tiny_open_clip, build_tiny_t5
 
 REPO = Path(__file__).parents[1]
 
@@ -38,7 +40,8 @@ def env(tmp_path_factory):
 def _config(env, inputs, **kw) -> FusionConfig:
     settings = dict(lr=1e-3, epochs=4, patience=3, batch_size=8, seed=0)
     settings.update(kw)
-    return FusionConfig(str(env["t5"]), inputs, encoders=default_encoders(str(env["oc"]), None, num_frames=4), **settings)
+    encoders = default_encoders(str(env["oc"]), None, num_frames=4)
+    return FusionConfig(str(env["t5"]), inputs, encoders=encoders, **settings)
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +76,8 @@ def test_saved_model_reloads_every_trained_part_with_identical_predictions(train
     runs, dev = trained
     scorer, metrics, features = runs["q+a+t"]
     before = scorer.score(dev, features)
-    assert accuracy(dev, before)["A4"] == metrics["A4"]  # the best epoch's weights were restored
+    answers = [x.answer_idx for x in dev]
+    assert accuracy(answers, before)["A4"] == metrics["A4"]  # the best epoch's weights were restored
     scorer.save(tmp_path / "model")
     loaded = FusionScorer.load(tmp_path / "model")
     after = loaded.score(dev, loaded.features(dev, env["root"], env["cache"]))
@@ -88,7 +92,7 @@ def test_saved_model_reloads_every_trained_part_with_identical_predictions(train
 def test_training_is_seeded_and_a2_config_trains_on_pairs(env):
     train, dev = env["train"][:40], env["val"][:12]
     cfg = _config(env, "q+a+s", epochs=1, config="A2")
-    s1, m1, f1 = train_fusion(train, dev, env["root"], cfg, env["cache"])
+    s1, _, f1 = train_fusion(train, dev, env["root"], cfg, env["cache"])
     s2, _, _ = train_fusion(train, dev, env["root"], cfg, env["cache"])
     for a, b in zip(s1.score(dev, f1), s2.score(dev, f1)):
         np.testing.assert_array_equal(a, b)
@@ -231,8 +235,8 @@ def test_two_process_training_and_evaluation(damaged, env, tmp_path):
     assert metrics["missing"]["video"] > 0 and metrics["missing"]["transcript"] > 0
     reloaded = FusionScorer.load(model)
     dev = read_siq2(root / "qa" / "qa_val.json")
-    assert accuracy(dev, reloaded.score(dev, reloaded.features(dev, root, env["cache"])))["A4"] == pytest.approx(
-        metrics["dev"]["A4"])
+    scores = reloaded.score(dev, reloaded.features(dev, root, env["cache"]))
+    assert accuracy([x.answer_idx for x in dev], scores)["A4"] == pytest.approx(metrics["dev"]["A4"])
 
     single = CliRunner().invoke(app, [*evaluate, "--out", str(tmp_path / "one")])
     assert single.exit_code == 0, single.output

@@ -1,15 +1,27 @@
+"""Perturbations and DeSIQ splits keep their invariants, on the embedded sample (always) and on the real
+Social-IQ 2.0 training questions (marked ``shared``)."""
+
+from collections import defaultdict
+
 import pytest
+from siq_data import REAL_DATA_MARKS, REAL_SIQ2, needs_real_data
 
-from desiq.perturb import KINDS, perturb
+from desiq.formats import read_mcqa
+from desiq.formats.siq2 import write_siq2
+from desiq.perturb import perturb
+from desiq.perturbations import PERTURBATIONS, SPLITS, Pool, Target
+from desiq.records import to_a2
 from desiq.sample import sample_items
-from desiq.siq import read_siq2, to_a2, write_siq2
 from desiq.splits import build_split, check_split
-from siq_data import REAL_SIQ2
+
+OPTION_PERTURBATIONS = [p for p in PERTURBATIONS.values() if p.replaces_option]
 
 
-@pytest.fixture(scope="module")
-def items():
-    return read_siq2(REAL_SIQ2) if REAL_SIQ2.exists() else sample_items("train") + sample_items("val")
+@pytest.fixture(scope="module", params=["sample", pytest.param("real", marks=REAL_DATA_MARKS)])
+def items(request):
+    if request.param == "real":
+        return read_mcqa(REAL_SIQ2)
+    return sample_items("train") + sample_items("val")
 
 
 def _own_answer_never_distractor(before, after):
@@ -17,15 +29,15 @@ def _own_answer_never_distractor(before, after):
 
 
 @pytest.mark.parametrize("config", ["A4", "A2"])
-@pytest.mark.parametrize("kind", ["RIWI", "RIWA", "RAWI", "RAWA"])
-def test_perturbation_invariants(items, kind, config):
+@pytest.mark.parametrize("record", OPTION_PERTURBATIONS, ids=lambda p: p.name)
+def test_perturbation_invariants(items, record, config):
     base = items if config == "A4" else to_a2(items[:1500])
-    result = perturb(base, kind, seed=3)
+    result = perturb(base, record, seed=3)
     assert len(result.items) == len(base)
     for before, after in zip(base, result.items):
-        if len(set(before.options)) < len(before.options) and kind.startswith("RA"):
-            # a defect of the release (repeated options): RA* keeps the distractors as they are,
-            # but the substitute itself is new
+        if len(set(before.options)) < len(before.options) and record.replaces is Target.correct:
+            # a defect of the release (repeated options): replacing the correct option keeps the
+            # distractors as they are, but the substitute itself is new
             new = after.options[after.answer_idx]
             assert new != before.answer and new not in before.options
             continue
@@ -33,25 +45,29 @@ def test_perturbation_invariants(items, kind, config):
         assert _own_answer_never_distractor(before, after)
         assert after.answer_idx == before.answer_idx and after.question == before.question
         changed = [i for i in range(len(after.options)) if after.options[i] != before.options[i]]
-        if kind.startswith("RI"):
+        if record.replaces is Target.incorrect:
             assert after.answer == before.answer  # the correct option is untouched
             assert changed == list(before.incorrect_idx)
-            assert all(after.option_kinds[i] == kind.lower() for i in changed)
+            assert all(after.option_kinds[i] == record.marker for i in changed)
         else:
             assert changed == [before.answer_idx]
-            assert after.option_kinds[after.answer_idx] == kind.lower()
+            assert after.option_kinds[after.answer_idx] == record.marker
             assert [after.options[i] for i in after.incorrect_idx] == [before.options[i] for i in before.incorrect_idx]
 
 
-def test_replacements_come_from_other_questions(items):
-    answers = {}
+@pytest.mark.parametrize("record", OPTION_PERTURBATIONS, ids=lambda p: p.name)
+def test_replacements_come_from_the_records_pool_of_other_questions(items, record):
+    answers, distractors = defaultdict(set), defaultdict(set)
     for item in items:
-        answers.setdefault(item.answer, set()).add((item.video, item.question))
-    result = perturb(items, "RIWA", seed=0)
+        answers[item.answer].add(item.id)
+        for i in item.incorrect_idx:
+            distractors[item.options[i]].add(item.id)
+    pool = answers if record.pool is Pool.partner_answer else distractors
+    result = perturb(items, record, seed=0)
     for before, after in zip(items, result.items):
-        for i in after.incorrect_idx:
-            # a', the correct answer of some *other* question
-            assert answers[after.options[i]] - {(before.video, before.question)}
+        slots = after.incorrect_idx if record.replaces is Target.incorrect else (after.answer_idx,)
+        for i in slots:
+            assert pool[after.options[i]] - {before.id}  # an option of that kind of *another* question
 
 
 def test_ncaq_drops_only_the_question(items):
@@ -60,50 +76,66 @@ def test_ncaq_drops_only_the_question(items):
                for o, i in zip(out, items[:50]))
 
 
-@pytest.mark.parametrize("kind", KINDS[1:])
-def test_same_seed_same_bytes_other_seed_other_output(items, kind, tmp_path):
-    def written(seed, name):
-        write_siq2(tmp_path / name, perturb(items, kind, seed=seed).items)
-        return (tmp_path / name).read_bytes()
+@pytest.mark.parametrize("name", [p.name for p in OPTION_PERTURBATIONS])
+def test_same_seed_same_bytes_other_seed_other_output(items, name, tmp_path):
+    def written(seed, file):
+        write_siq2(tmp_path / file, perturb(items, name, seed=seed).items)
+        return (tmp_path / file).read_bytes()
 
     assert written(7, "a") == written(7, "b")
     assert written(7, "a") != written(8, "c")
 
 
 def test_desiq_d_partners_come_from_other_videos(items):
-    answer_videos = {}
+    answer_videos = defaultdict(set)
     for item in items:
-        answer_videos.setdefault(item.answer, set()).add(item.video)
+        answer_videos[item.answer].add(item.video)
     result = build_split(items, "d", seed=0)
     assert check_split(items, result.items) == []
     for before, after in zip(items, result.items):
         assert after.answer == before.answer
         for i in after.incorrect_idx:
-            assert after.option_kinds[i] == "desiq_d"
+            assert after.option_kinds[i] == SPLITS["d"].marker
             assert answer_videos[after.options[i]] - {before.video}
 
 
+def _fallback_bounds(items):
+    """Items that must fall back (their video offers fewer distinct partner answers than they have
+    incorrect slots) and items that may (fewer such answers outside their own options)."""
+    by_video = defaultdict(list)
+    for k, item in enumerate(items):
+        by_video[item.video].append(k)
+    must = may = 0
+    for k, item in enumerate(items):
+        partners = {items[j].answer for j in by_video[item.video] if j != k} - {item.answer}
+        slots = len(item.incorrect_idx)
+        must += len(partners) < slots
+        may += len(partners - set(item.options)) < slots
+    return must, may
+
+
 def test_desiq_s_partners_come_from_the_same_video_or_are_counted_as_fallbacks(items):
-    answer_videos = {}
+    answer_videos = defaultdict(set)
     for item in items:
-        answer_videos.setdefault(item.answer, set()).add(item.video)
-    per_video = {}
-    for item in items:
-        per_video[item.video] = per_video.get(item.video, 0) + 1
+        answer_videos[item.answer].add(item.video)
     result = build_split(items, "s", seed=0)
     assert check_split(items, result.items) == []
-    outside = 0
-    for before, after in zip(items, result.items):
-        for i in after.incorrect_idx:
-            if before.video not in answer_videos[after.options[i]]:
-                outside += 1
+    outside = sum(before.video not in answer_videos[after.options[i]]
+                  for before, after in zip(items, result.items) for i in after.incorrect_idx)
     assert outside == result.fallback_options
-    assert result.fallback_items > 0  # single-question videos exist in both datasets
-    single = sum(1 for item in items if per_video[item.video] == 1)
-    assert single <= result.fallback_items <= 0.05 * len(items)
+    must, may = _fallback_bounds(items)
+    assert must > 0  # both datasets have single-question videos
+    assert must <= result.fallback_items <= may
 
 
-def test_desiq_split_is_deterministic(items, tmp_path):
+@needs_real_data
+def test_desiq_s_falls_back_for_few_real_questions():
+    items = read_mcqa(REAL_SIQ2)
+    result = build_split(items, "s", seed=0)
+    assert 0 < result.fallback_items <= 0.01 * len(items)  # 32 of 6,159 at seed 0
+
+
+def test_desiq_split_is_deterministic(items):
     a = build_split(items, "s", seed=5).items
     b = build_split(items, "s", seed=5).items
     assert a == b and build_split(items, "s", seed=6).items != a
@@ -113,5 +145,5 @@ def test_partner_scope_errors_are_clear():
     items = sample_items("train")[:1]
     with pytest.raises(ValueError, match="at least two questions"):
         perturb(items, "RIWI")
-    with pytest.raises(ValueError, match="unknown perturbation"):
+    with pytest.raises(KeyError, match="unknown perturbation 'SWAP'; known: NCAQ, RIWI"):
         perturb(items, "SWAP")

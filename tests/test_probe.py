@@ -4,19 +4,20 @@ import sys
 
 import numpy as np
 import pytest
-
-from desiq.probe import debiased_rows, evaluate, run_probe
-from desiq.probe_backends import make_probe
-from desiq.probe_report import write_probe_outputs
-from desiq.sample import sample_items
-from desiq.siq import read_siq2
-from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
 from siq_data import REAL_SIQ2, needs_real_data, split_by_video
+
+from desiq.formats import read_mcqa
+from desiq.perturbations import PERTURBATIONS
+from desiq.probe import debiased_rows, evaluate, run_probe
+from desiq.probe_report import probe_markdown, write_probe_outputs
+from desiq.probes import PROBES, make_probe
+from desiq.sample import sample_items
+from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
 
 
 @pytest.fixture(scope="module")
 def real_split():
-    items = read_siq2(REAL_SIQ2)
+    items = read_mcqa(REAL_SIQ2)
     train, held = split_by_video(items)
     return train[:2500], held[:800]
 
@@ -49,15 +50,30 @@ def test_question_and_answer_probe_adds_ncaq_row():
     backend = make_probe("tfidf-linear")
     val = sample_items("val")
     report = run_probe(backend, sample_items("train"), val, "q+a", seed=0)
-    assert {r.perturbation for r in report.results} == {"original", "RIWI", "RIWA", "RAWI", "RAWA", "NCAQ"}
+    assert [r.perturbation for r in report.results if r.config == "A4"] == ["original", *PERTURBATIONS.names()]
     assert all(r.n == len(val) for r in report.results if r.config == "A4")
     n_pairs = sum(len(item.options) - 1 for item in val)  # one A2 pair per incorrect option
     assert all(r.n == n_pairs for r in report.results if r.config == "A2")
 
 
-def test_media_inputs_are_refused_by_text_probes():
+@pytest.mark.parametrize("probe", [name for name, entry in PROBES.items() if not entry.media])
+def test_media_inputs_are_refused_by_text_probes(probe):
     with pytest.raises(ValueError, match="--probe fusion"):
-        make_probe("tfidf-linear").fit(sample_items("train"), "a+t", 0)
+        make_probe(probe).fit(sample_items("train"), "a+t", 0)
+
+
+def test_a_new_perturbation_record_is_a_new_table_row(monkeypatch):
+    """One record is all a perturbation needs: it is scored, and its row says what a sound dataset gives."""
+    from desiq.perturbations import Direction, Perturbation, Pool, Target
+
+    record = Perturbation("RIWX", Target.incorrect, Pool.partner_distractor, "riwx", Direction.original, "(test)")
+    monkeypatch.setitem(PERTURBATIONS._entries, record.name, record)
+    items = sample_items("val")
+    report = run_probe(make_probe("tfidf-linear"), sample_items("train"), items, "a", seed=0)
+    row = report.get("RIWX")
+    assert row.n == len(items)
+    assert f"| RIWX | {100 * report.get('RIWX', 'A2').accuracy:.2f}" in probe_markdown(report)
+    assert "| about the original (test) |" in probe_markdown(report)
 
 
 def test_accuracy_and_chance_of_one_cell_by_hand():
@@ -100,6 +116,7 @@ def test_t5_probe_trains_a_tiny_t5(tmp_path):
     # the sample's answer-only bias is learnable by a 2-layer T5 from scratch
     assert report.get("original").accuracy > 0.40
     assert report.get("RIWA").accuracy < report.get("original").accuracy
+    assert backend.scorer.config.inputs == "a" and not backend.scorer.model.feature_dims  # the fusion scorer, no media
     again = make_probe("t5", backbone=str(folder), epochs=6, lr=1e-3, progress=False)
     again.fit(train, "a", 0)
     np.testing.assert_allclose(np.concatenate(backend.score(held)), np.concatenate(again.score(held)), rtol=1e-5)

@@ -7,28 +7,22 @@ from typing import Annotated
 
 import typer
 
-from mmsoc.core.cli import commands
-from desiq.commands.options import Config, OptionPerturbKind, console
+from desiq.commands.options import CacheDir, Config, Data, OptionPerturbKind, Split, perturbation_help
+from mmsoc.core.cli import BatchSize, Seed, commands, note
 
 app = commands()
 cache_app = typer.Typer(help="The on-disk feature cache of the media encoders.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 
-
-CacheDir = Annotated[Path | None, typer.Option(help="Feature cache folder (default: features/ under "
-                                                    "$MMSOC_CACHE, else ~/.cache/mmsoc).")]
-
-
-def _qa(data: Path, split: str) -> list:
-    from desiq.siq import read_siq2
-
-    return read_siq2(data / "qa" / f"qa_{split}.json")
+DEV_FRACTION = 0.2
+"""Share of a single QA file's videos held out as dev questions by ``desiq train``."""
 
 
 @app.command()
 def train(
-    data: Annotated[Path, typer.Option(help="Social-IQ 2.0 folder: qa/qa_train.json, qa/qa_val.json (dev) and "
-                                            "video/, audio/wav/, transcript/ by vid_name.")],
+    data: Annotated[Path, typer.Option(help="Social-IQ folder: trains on qa/qa_train.json with early stopping on "
+                                            "qa/qa_val.json, media by vid_name. Or a single QA file (inputs "
+                                            "without media): a seeded fifth of its videos is the dev set.")],
     backbone: Annotated[str, typer.Option(help="T5 checkpoint id (t5-small) or local folder with the checkpoint "
                                                 "and tokenizer, e.g. from `hf download google-t5/t5-small "
                                                 "--local-dir DIR`; its encoder is used.")],
@@ -36,9 +30,9 @@ def train(
     inputs: Annotated[str, typer.Option(help="Input setting: q question, a answer, t transcript, v video, "
                                              "s audio, joined by '+'.")] = "q+a+t+v+s",
     config: Annotated[Config, typer.Option(help="A4: cross-entropy over the 4 options; A2: over "
-                                                          "(correct, incorrect) pairs.")] = Config.A4,
+                                                "(correct, incorrect) pairs.")] = Config.A4,
     epochs: Annotated[int, typer.Option(help="Maximum training epochs.")] = 10,
-    seed: Annotated[int, typer.Option(help="Seed of initialisation and batch order.")] = 42,
+    seed: Seed = 42,
     lr: Annotated[float, typer.Option(help="AdamW learning rate.")] = 1e-4,
     batch_size: Annotated[int, typer.Option(help="Questions per training step (per process).")] = 8,
     patience: Annotated[int, typer.Option(help="Stop after this many epochs without a better dev score.")] = 3,
@@ -55,19 +49,26 @@ def train(
                                                  "average-pooled).")] = 16,
     cache_dir: CacheDir = None,
 ) -> None:
-    """Train the T5-fusion model with early stopping on qa_val.json; write the model and metrics.json."""
+    """Train the T5-fusion model with early stopping on the dev questions; write the model and metrics.json."""
+    from desiq.data import hold_out_videos, qa_data
     from desiq.fusion import FusionConfig, default_encoders, fusion_accelerator, train_fusion
-    from mmsoc.media import FeatureCache
     from mmsoc.core.io import write_json
+    from mmsoc.media import FeatureCache
 
-    train_items, dev_items = _qa(data, "train"), _qa(data, "val")
+    if data.is_dir():
+        train_data = qa_data(data, "train")
+        train_items, dev_items = train_data.items(), qa_data(data, "val").items()
+    else:
+        train_data = qa_data(data)
+        train_items, dev_items = hold_out_videos(train_data.items(), DEV_FRACTION, seed)
+    train_data.require_media(inputs)
     encoders = default_encoders(video_encoder, None if video_pretrained.lower() == "none" else video_pretrained,
                                 num_frames, audio_encoder, text_encoder)
     cfg = FusionConfig(backbone, inputs, config.value, encoders, max_tokens=max_tokens, lr=lr, epochs=epochs,
                        batch_size=batch_size, patience=patience, seed=seed)
     accelerator = fusion_accelerator()
-    scorer, dev, features = train_fusion(train_items, dev_items, data, cfg, FeatureCache(cache_dir), accelerator,
-                                         progress=True)
+    scorer, dev, features = train_fusion(train_items, dev_items, train_data.media_root, cfg, FeatureCache(cache_dir),
+                                         accelerator, progress=True)
     if accelerator.is_main_process:
         scorer.save(out)
         metrics = {"dev": {"A4": dev["A4"], "A2": dev["A2"]}, "inputs": cfg.inputs, "config": cfg.config,
@@ -75,59 +76,38 @@ def train(
                    "history": dev["history"], "n_train": len(train_items), "n_dev": len(dev_items),
                    "processes": accelerator.num_processes}
         write_json(out / "metrics.json", metrics)
-        console.print(f"{cfg.inputs} {cfg.config}: dev A4 {dev['A4']:.4f}, A2 {dev['A2']:.4f} "
-                      f"(epoch {dev['epoch']}); missing {metrics['missing']} -> {out}")
+        typer.echo(f"{cfg.inputs} {cfg.config}: dev A4 {dev['A4']:.4f}, A2 {dev['A2']:.4f} (epoch {dev['epoch']}); "
+                   f"missing {metrics['missing']}")
+        note(f"wrote {out}")
     accelerator.wait_for_everyone()  # every process returns once the model is on disk
 
 
 @app.command()
 def evaluate(
     model: Annotated[Path, typer.Option(help="Model folder written by `desiq train`.")],
-    data: Annotated[Path, typer.Option(help="Social-IQ 2.0 folder with qa/qa_SPLIT.json and media.")],
-    out: Annotated[Path, typer.Option(help="Folder for predictions.jsonl and metrics.json.")],
-    split: Annotated[str, typer.Option(help="QA split to score: reads qa/qa_SPLIT.json.")] = "val",
-    perturb: Annotated[OptionPerturbKind | None, typer.Option(help="Perturb the options first (RIWI, RIWA, RAWI, "
-                                                             "RAWA).")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the perturbation's partner draws.")] = 0,
-    batch_size: Annotated[int, typer.Option(help="Questions per scoring batch.")] = 16,
+    data: Data,
+    out: Annotated[Path, typer.Option(help="Run folder: config.json, predictions.jsonl, metrics.json. A rerun "
+                                           "resumes; a different configuration there is refused.")],
+    split: Split = None,
+    perturb: Annotated[OptionPerturbKind | None, typer.Option(help="Perturb the options first ("
+                                                              + perturbation_help(option_only=True) + ").")] = None,
+    seed: Seed = 0,
+    batch_size: BatchSize = 16,
     cache_dir: CacheDir = None,
 ) -> None:
-    """Score every option of a split; several processes (accelerate launch) give the same predictions."""
-    import numpy as np
-    from accelerate.utils import gather_object
-
-    from desiq.fusion import FusionScorer, accuracy, fusion_accelerator
-    from desiq.perturb import perturb as apply
+    """Score every option of a split (default val); several processes (accelerate launch) give the same predictions."""
+    from desiq.data import qa_data
+    from desiq.fusion.evaluate import evaluate_run
     from mmsoc.media import FeatureCache
-    from mmsoc.core.io import write_json, write_jsonl
 
-    items = _qa(data, split)
-    if perturb is not None:
-        items = apply(items, perturb.value, seed=seed).items
-    accelerator = fusion_accelerator()
-    scorer = FusionScorer.load(model, accelerator.device)
-    with accelerator.split_between_processes(list(range(len(items)))) as shard:
-        local = [items[k] for k in shard]
-        features = scorer.features(local, data, FeatureCache(cache_dir))
-        rows = [{"qid": item.qid, "vid_name": item.video, "scores": [float(x) for x in s],
-                 "pred": int(np.argmax(s)), "answer_idx": item.answer_idx, "correct": int(np.argmax(s)) == item.answer_idx,
-                 "masked": features.masked(item)}
-                for item, s in zip(local, scorer.score(local, features, batch_size))]
-    rows = gather_object(rows)
-    if not accelerator.is_main_process:
-        return
-    scores = [np.array(r["scores"]) for r in rows]
-    missing = {"video": 0, "audio": 0, "transcript": 0}
-    for row in rows:
-        for modality in row["masked"]:
-            missing[modality] += 1
-    metrics = {**accuracy(items, scores), "n": len(items), "missing": missing, "inputs": scorer.config.inputs,
-               "split": split, "perturb": perturb.value if perturb else None,
-               "processes": accelerator.num_processes}
-    write_jsonl(out / "predictions.jsonl", rows)
-    write_json(out / "metrics.json", metrics)
-    console.print(f"{split}{' ' + perturb.value if perturb else ''}: A4 {metrics['A4']:.4f}, A2 {metrics['A2']:.4f} "
-                  f"on {len(items)} questions; missing {missing} -> {out}")
+    source = qa_data(data, split, default_split="val")
+    metrics = evaluate_run(model, source, out, perturb.value if perturb else None, seed, batch_size,
+                           FeatureCache(cache_dir))
+    if metrics:
+        label = " ".join(x for x in (source.split or str(source.qa), perturb.value if perturb else "") if x)
+        typer.echo(f"{label}: A4 {metrics['A4']:.4f}, A2 {metrics['A2']:.4f} on {metrics['n']} questions; "
+                   f"missing {metrics['missing']}")
+        note(f"wrote {out}")
 
 
 @cache_app.command("info")
@@ -146,7 +126,7 @@ def cache_info(cache_dir: CacheDir = None) -> None:
 
 @cache_app.command("clear")
 def cache_clear(
-    modality: Annotated[str | None, typer.Option(help="Only this modality (image, video, audio, transcript).")] = None,
+    modality: Annotated[str | None, typer.Option(help="Only this modality (video, audio, transcript).")] = None,
     cache_dir: CacheDir = None,
 ) -> None:
     """Delete cached features (all, or one modality's)."""

@@ -8,59 +8,74 @@ from typing import Annotated
 
 import typer
 
-from mmsoc.core.cli import commands
-from desiq.commands.options import console
+from desiq.commands.options import Split
+from desiq.probes import PROBES
+from mmsoc.core.cli import Seed, commands, note
 
 app = commands()
 
 ProbeInputs = Enum("ProbeInputs", {k: k for k in ("a", "q+a", "a+t", "a+v", "a+s", "q+a+t")}, type=str)
-ProbeName = Enum("ProbeName", {n: n for n in ("embed-linear", "tfidf-linear", "t5", "fusion")}, type=str)
+ProbeName = Enum("ProbeName", {name: name for name in PROBES}, type=str)
+PROBE_HELP = "; ".join(f"{name}: {entry.summary}" for name, entry in PROBES.items())
 
 
 @app.command()
 def probe(
     out: Annotated[Path, typer.Option(help="Folder for probe.json, probe.md and tsne.png.")],
-    train: Annotated[Path | None, typer.Option(help="Training QA file; default: the embedded sample's train split.")] = None,
-    eval_file: Annotated[Path | None, typer.Option("--eval", help="QA file to score; default: the embedded sample's val split.")] = None,
+    data: Annotated[Path | None, typer.Option(help="Social-IQ folder: trains on qa/qa_train.json, scores "
+                                                   "qa/qa_SPLIT.json (--split, default val), media by vid_name. "
+                                                   "Without --data and --train/--eval: the embedded sample.")] = None,
+    split: Split = None,
+    train: Annotated[Path | None, typer.Option(help="Training QA file (with --eval, instead of --data).")] = None,
+    eval_file: Annotated[Path | None, typer.Option("--eval", help="QA file to score (with --train).")] = None,
     inputs: Annotated[ProbeInputs, typer.Option(help="What the probe sees: a = options only (NCAQ), q+a; "
                                                      "media settings (a+t, ...) need --probe fusion.")] = ProbeInputs.a,
-    probe: Annotated[ProbeName, typer.Option(help="embed-linear: frozen MiniLM + linear scorer; tfidf-linear: "
-                                                  "no torch, fastest; t5: fine-tuned T5 encoder; fusion: T5-fusion.")]
-    = ProbeName("embed-linear"),
-    seed: Annotated[int, typer.Option(help="Seed of training, perturbations and bootstrap.")] = 0,
+    probe: Annotated[ProbeName, typer.Option(help=PROBE_HELP)] = ProbeName("embed-linear"),
+    seed: Seed = 0,
     backbone: Annotated[str, typer.Option(help="T5 id or local folder for --probe t5/fusion (e.g. from "
                                                 "`hf download google-t5/t5-small --local-dir DIR`).")] = "t5-small",
     encoder: Annotated[str, typer.Option(help="Sentence encoder for embed-linear (id or folder).")] = "default",
     epochs: Annotated[int, typer.Option(help="Training epochs for --probe t5/fusion.")] = 3,
     media_root: Annotated[Path | None, typer.Option(help="Social-IQ folder with video/, audio/, transcript/ "
-                                                         "(--probe fusion).")] = None,
+                                                         "(--probe fusion with --train/--eval).")] = None,
     debiased: Annotated[bool, typer.Option(help="Also retrain and score on DeSIQ_d rebuilds of both files.")] = True,
     tsne: Annotated[bool, typer.Option(help="Draw tsne.png of the eval options.")] = True,
 ) -> None:
     """Can the dataset be solved without the video? Train a probe, score every perturbation."""
+    from desiq.data import qa_data
+    from desiq.formats import read_mcqa
+    from desiq.inputs import InputSetting
     from desiq.probe import debiased_rows, run_probe
-    from desiq.probe_backends import make_probe
-    from desiq.probe_report import probe_markdown, write_probe_outputs
+    from desiq.probe_report import probe_markdown, tsne_figure, write_probe_outputs
+    from desiq.probes import make_probe
     from desiq.sample import sample_items, write_sample
-    from desiq.siq import read_siq2
+    from mmsoc.core.io import UsageError
 
     if (train is None) != (eval_file is None):
-        raise typer.BadParameter("give both --train and --eval, or neither (the embedded sample)")
-    if train is None:
-        train_items, eval_items, names = sample_items("train"), sample_items("val"), ("sample train", "sample val")
-        if probe.value == "fusion" and media_root is None:
-            media_root = write_sample(out / "sample")
+        raise UsageError("give both --train and --eval, or neither")
+    if split is not None and data is None:
+        raise UsageError("--split picks the evaluation file of a Social-IQ folder given as --data")
+    if data is not None:
+        if train is not None:
+            raise UsageError("give --data (a Social-IQ folder) or --train and --eval, not both")
+        if not data.is_dir():
+            raise UsageError(f"--data {data}: desiq probe trains and scores, so --data is a Social-IQ folder "
+                             "(qa/qa_train.json and qa/qa_SPLIT.json); for single files use --train and --eval")
+        train_data, eval_data = qa_data(data, "train"), qa_data(data, split, default_split="val")
+        train_items, eval_items = train_data.items(), eval_data.items()
+        names, media_root = (str(train_data.qa), str(eval_data.qa)), media_root or data
+    elif train is not None and eval_file is not None:
+        train_items, eval_items, names = read_mcqa(train), read_mcqa(eval_file), (str(train), str(eval_file))
     else:
-        train_items, eval_items, names = read_siq2(train), read_siq2(eval_file), (str(train), str(eval_file))
-    kwargs = {"t5": dict(backbone=backbone, epochs=epochs),
-              "fusion": dict(backbone=backbone, epochs=epochs, media_root=media_root),
-              "embed-linear": dict(encoder=encoder)}.get(probe.value, {})
-    backend = make_probe(probe.value, **kwargs)
+        train_items, eval_items, names = sample_items("train"), sample_items("val"), ("sample train", "sample val")
+        if PROBES[probe.value].media and InputSetting.parse(inputs.value).media and media_root is None:
+            media_root = write_sample(out / "sample")
+    backend = make_probe(probe.value, backbone=backbone, encoder=encoder, epochs=epochs, media_root=media_root)
     report = run_probe(backend, train_items, eval_items, inputs.value, seed=seed, names=names, probe_name=probe.value)
-    if tsne:
-        write_probe_outputs(report, out, backend, eval_items)
+    if tsne:  # drawn from the probe trained on the original data, before any retraining
+        tsne_figure(backend, eval_items, out / "tsne.png", seed=seed)
     if debiased:
         report.results += debiased_rows(backend, train_items, eval_items, inputs.value, seed=seed)
     write_probe_outputs(report, out)
     typer.echo(probe_markdown(report))
-    console.print(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))
+    note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))

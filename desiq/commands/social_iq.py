@@ -1,22 +1,20 @@
-"""``desiq data sample``, ``desiq perturb`` and ``desiq build``: Social-IQ files in, Social-IQ files out."""
+"""``desiq data sample``, ``desiq perturb`` and ``desiq build``: Social-IQ files in, Social-IQ 2.0 files out."""
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from mmsoc.core.cli import commands
-from desiq.commands.options import Config, PerturbKind, console
-from desiq.perturb import Scope
+from desiq.commands.options import Config, Data, PerturbKind, Split, Variant, perturbation_help, variant_help
+from desiq.perturbations import Scope
+from mmsoc.core.cli import Seed, commands, note
 
 app = commands()
 
 data_app = typer.Typer(help="The embedded sample dataset.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
-Variant = Enum("Variant", {"d": "d", "s": "s"}, type=str)
 
 
 @data_app.command("sample")
@@ -28,53 +26,60 @@ def data_sample(
     from desiq.sample import sample_items, write_sample
 
     write_sample(out, media=media)
-    console.print(f"wrote the sample to {out}: {len(sample_items('train'))} train and "
-                  f"{len(sample_items('val'))} val questions" + (" with media" if media else ""))
+    note(f"wrote the sample to {out}: {len(sample_items('train'))} train and "
+         f"{len(sample_items('val'))} val questions" + (" with media" if media else ""))
 
 
 @app.command()
 def perturb(
-    data: Annotated[Path, typer.Option(help="Social-IQ 2.0 QA file (JSON Lines).")],
-    kind: Annotated[PerturbKind, typer.Option(help="NCAQ drops the question; RIWI/RIWA replace each incorrect "
-                                                   "option, RAWI/RAWA the correct one.")],
-    out: Annotated[Path, typer.Option(help="Output QA file (JSON Lines, same format).")],
+    data: Data,
+    kind: Annotated[PerturbKind, typer.Option(help=perturbation_help())],
+    out: Annotated[Path, typer.Option(help="Output QA file (Social-IQ 2.0 JSON Lines).")],
+    split: Split = None,
     config: Annotated[Config, typer.Option(help="A4 keeps the 4 options; A2 writes the binary pairs.")] = Config.A4,
-    seed: Annotated[int, typer.Option(help="Seed of the partner draws.")] = 0,
-    scope: Annotated[Scope, typer.Option(help="Where partner questions come from.")] = Scope.any,
+    seed: Seed = 0,
+    scope: Annotated[Scope | None, typer.Option(help="Where partner questions come from (default: any).")] = None,
 ) -> None:
-    """Apply one perturbation of the DeSIQ paper to a Social-IQ file."""
+    """Apply one perturbation of the DeSIQ paper to a QA file."""
+    from desiq.data import qa_data
+    from desiq.formats import write_mcqa
     from desiq.perturb import perturb as apply
-    from desiq.siq import read_siq2, to_a2, write_siq2
+    from desiq.records import to_a2
 
-    items = read_siq2(data)
+    items = qa_data(data, split).items()
     if config is Config.A2:
         items = to_a2(items)
     result = apply(items, kind.value, seed=seed, scope=scope)
-    write_siq2(out, result.items)
-    console.print(f"{kind.value} ({config.value}, scope {scope.value}, seed {seed}): {len(result.items)} items, "
-                  f"{result.options_replaced} options replaced -> {out}")
+    write_mcqa(out, result.items)
+    note(f"{kind.value} ({config.value}, scope {(scope or Scope.any).value}, seed {seed}): {len(result.items)} "
+         f"items, {result.options_replaced} options replaced -> {out}")
 
 
 @app.command()
 def build(
-    data: Annotated[Path, typer.Option(help="Social-IQ 2.0 QA file (JSON Lines).")],
-    variant: Annotated[Variant, typer.Option(help="d: partner answers from other videos; s: from the same video.")],
-    out: Annotated[Path, typer.Option(help="Output QA file in the Social-IQ 2.0 format.")],
-    seed: Annotated[int, typer.Option(help="Seed of the partner draws.")] = 0,
+    data: Data,
+    variant: Annotated[Variant, typer.Option(help=variant_help())],
+    out: Annotated[Path, typer.Option(help="Output QA file (Social-IQ 2.0 JSON Lines).")],
+    split: Split = None,
+    seed: Seed = 0,
 ) -> None:
     """Build a DeSIQ split: every incorrect option becomes another question's correct answer."""
-    from desiq.siq import answer_repeated_as_distractor, read_siq2, write_siq2
-    from desiq.splits import build_split
+    from desiq.data import qa_data
+    from desiq.formats import write_mcqa
+    from desiq.perturbations import SPLITS
+    from desiq.splits import answer_repeated_as_distractor, build_split
 
-    items = read_siq2(data)
+    source = qa_data(data, split)
+    items = source.items()
     repeated = answer_repeated_as_distractor(items)
     if repeated:
-        console.print(f"note: {len(repeated)} questions of {data} repeat their correct answer as a distractor "
-                      f"(first: {repeated[0].qid}); the rebuild replaces those distractors")
+        note(f"note: {len(repeated)} questions of {source.qa} repeat their correct answer as a distractor "
+             f"(first: {repeated[0].id}); the rebuild replaces those distractors")
     result = build_split(items, variant.value, seed=seed)
-    write_siq2(out, result.items)
-    console.print(f"DeSIQ_{variant.value} (seed {seed}): {len(result.items)} items, {result.options_replaced} "
-                  f"options replaced (marked desiq_{variant.value} in idx_types) -> {out}")
-    if variant.value == "s":
-        console.print(f"fallbacks: {result.fallback_items} items took {result.fallback_options} options from other "
-                      "videos because their video had too few questions")
+    write_mcqa(out, result.items)
+    record = SPLITS[variant.value]
+    note(f"{record.name} (seed {seed}): {len(result.items)} items, {result.options_replaced} options replaced "
+         f"(marked {record.marker} in idx_types) -> {out}")
+    if record.scope is Scope.same_video:  # the only scope that can run short of partners
+        note(f"fallbacks: {result.fallback_items} items took {result.fallback_options} options from other "
+             "videos because their video had too few questions")

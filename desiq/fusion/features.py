@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from desiq.fusion.inputs import media_path
-from mmsoc.media import CachedEncoder, MediaError
+from desiq.data import media_path
 from desiq.records import MCQAItem
+from mmsoc.media import CachedEncoder, MediaError
 
 
 def pool_tokens(array: np.ndarray, max_tokens: int) -> np.ndarray:

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 from desiq.fusion.features import MediaFeatures
-from desiq.fusion.inputs import MEDIA
+from desiq.inputs import MEDIA
 from desiq.records import MCQAItem
 
 

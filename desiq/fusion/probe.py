@@ -1,4 +1,5 @@
-"""The fusion model as a bias-probe backend (``desiq probe --probe fusion --inputs a+t``)."""
+"""The fusion model as a bias-probe backend (``desiq probe --probe fusion --inputs a+t``; ``--probe t5``
+is the same model without media)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from desiq.data import hold_out_videos
 from desiq.fusion.features import MediaFeatures
 from desiq.fusion.runner import FusionConfig, FusionScorer, default_encoders, train_fusion
-from mmsoc.media import EncoderSpec, FeatureCache
+from desiq.inputs import InputSetting
 from desiq.records import MCQAItem
+from mmsoc.media import EncoderSpec, FeatureCache
 
 
 class FusionProbe:
@@ -22,31 +25,35 @@ class FusionProbe:
     ``save_pretrained`` or ``hf download google-t5/t5-small --local-dir DIR`` writes), for machines
     without hub access. The defaults (AdamW at lr 1e-4, early stopping on the dev videos) are the
     paper's settings for a pretrained T5-small; a randomly initialised backbone needs a larger lr.
+    With ``media=False`` it takes the text settings only (``a``, ``q+a``).
     """
-
-    name = "fusion"
 
     def __init__(self, backbone: str, media_root: Path | str | None = None, epochs: int = 10, lr: float = 1e-4,
                  batch_size: int = 8, patience: int = 3, dev_fraction: float = 0.2,
-                 encoders: dict[str, EncoderSpec] | None = None, cache_dir: Path | str | None = None):
+                 encoders: dict[str, EncoderSpec] | None = None, cache_dir: Path | str | None = None,
+                 progress: bool = False, name: str = "fusion", media: bool = True):
         self.backbone, self.media_root = backbone, Path(media_root) if media_root else None
         self.epochs, self.lr, self.batch_size, self.patience = epochs, lr, batch_size, patience
-        self.dev_fraction, self.encoders = dev_fraction, encoders
+        self.dev_fraction, self.encoders, self.progress = dev_fraction, encoders, progress
+        self.name, self.media = name, media
         self.cache = FeatureCache(cache_dir)
         self.scorer: FusionScorer | None = None
         self._features: MediaFeatures | None = None
         self._videos: set[str] = set()
 
     def fit(self, items: Sequence[MCQAItem], inputs: str, seed: int) -> None:
-        videos = sorted({item.video for item in items})
-        rng = np.random.default_rng(seed)
-        n_dev = max(1, int(round(self.dev_fraction * len(videos)))) if len(videos) > 1 else 0
-        dev_videos = set(rng.permutation(videos)[:n_dev].tolist())
-        train = [item for item in items if item.video not in dev_videos]
-        dev = [item for item in items if item.video in dev_videos] or train
-        config = FusionConfig(self.backbone, inputs, "A4", self.encoders or default_encoders(), lr=self.lr,
-                              epochs=self.epochs, batch_size=self.batch_size, patience=self.patience, seed=seed)
-        self.scorer, _, self._features = train_fusion(train, dev, self.media_root, config, self.cache)
+        setting = InputSetting.parse(inputs)
+        if not self.media:
+            setting.text_only(f"probe {self.name!r}")
+        elif setting.media and self.media_root is None:
+            raise ValueError(f"inputs {setting.name} need media: pass --data with a Social-IQ folder "
+                             "(or --media-root with --train/--eval)")
+        train, dev = hold_out_videos(items, self.dev_fraction, seed)
+        encoders = self.encoders or (default_encoders() if setting.media else {})
+        config = FusionConfig(self.backbone, inputs, "A4", encoders, lr=self.lr, epochs=self.epochs,
+                              batch_size=self.batch_size, patience=self.patience, seed=seed)
+        self.scorer, _, self._features = train_fusion(train, dev, self.media_root, config, self.cache,
+                                                      progress=self.progress)
         self._videos = {item.video for item in items}
 
     def _media(self, items: Sequence[MCQAItem]) -> MediaFeatures:

@@ -13,12 +13,19 @@ import numpy as np
 import torch
 
 from desiq.fusion.features import MediaFeatures, extract
-from desiq.fusion.inputs import InputSetting
 from desiq.fusion.model import FusionModel, collate
-from desiq.siq import to_a2
-from mmsoc.media import AudioEncoder, CachedEncoder, EncoderSpec, FeatureCache, TranscriptEncoder, VideoEncoder, build_encoder
+from desiq.inputs import InputSetting
+from desiq.records import MCQAItem, to_a2
 from mmsoc.core.io import write_json
-from desiq.records import MCQAItem
+from mmsoc.media import (
+    AudioEncoder,
+    CachedEncoder,
+    EncoderSpec,
+    FeatureCache,
+    TranscriptEncoder,
+    VideoEncoder,
+    build_encoder,
+)
 
 CONFIG_FILE = "fusion_config.json"
 HEAD_FILE = "fusion_head.safetensors"
@@ -59,14 +66,18 @@ class FusionConfig:
         return {**asdict(self), "encoders": {m: s.to_json() for m, s in self.encoders.items()}}
 
     @classmethod
-    def from_json(cls, obj: dict) -> "FusionConfig":
+    def from_json(cls, obj: dict) -> FusionConfig:
         return cls(**{**obj, "encoders": {m: EncoderSpec.from_json(s) for m, s in obj["encoders"].items()}})
 
 
-def accuracy(items: Sequence[MCQAItem], scores: Sequence[np.ndarray]) -> dict[str, float]:
-    """A4: the top option is the correct one; A2: the correct option outscores each incorrect one."""
-    top = [int(np.argmax(s)) == item.answer_idx for item, s in zip(items, scores)]
-    pairs = [s[item.answer_idx] > s[j] for item, s in zip(items, scores) for j in item.incorrect_idx]
+def accuracy(answers: Sequence[int | None], scores: Sequence[Sequence[float]]) -> dict[str, float]:
+    """A4: the top option is the correct one; A2: the correct option outscores each incorrect one.
+
+    ``answers``: each item's correct index (None for an unlabelled item, which is left out).
+    """
+    labelled = [(a, np.asarray(s)) for a, s in zip(answers, scores) if a is not None]
+    top = [int(np.argmax(s)) == a for a, s in labelled]
+    pairs = [s[a] > s[j] for a, s in labelled for j in range(len(s)) if j != a]
     return {"A4": float(np.mean(top)) if top else 0.0, "A2": float(np.mean(pairs)) if pairs else 0.0}
 
 
@@ -81,7 +92,8 @@ class FusionScorer:
         cache = cache or FeatureCache()
         return {m: CachedEncoder(build_encoder(self.config.encoders[m]), cache) for m in self.setting.media}
 
-    def features(self, items: Sequence[MCQAItem], root: Path | None, cache: FeatureCache | None = None) -> MediaFeatures:
+    def features(self, items: Sequence[MCQAItem], root: Path | None,
+                 cache: FeatureCache | None = None) -> MediaFeatures:
         return extract(items, root, self.encoders(cache), self.config.max_tokens)
 
     def batch(self, items: Sequence[MCQAItem], features: MediaFeatures, device: torch.device) -> dict:
@@ -91,7 +103,8 @@ class FusionScorer:
                 "media": {m: (v.to(device), k.to(device)) for m, (v, k) in b["media"].items()}, "counts": b["counts"]}
 
     @torch.inference_mode()
-    def score(self, items: Sequence[MCQAItem], features: MediaFeatures, batch_size: int | None = None) -> list[np.ndarray]:
+    def score(self, items: Sequence[MCQAItem], features: MediaFeatures,
+              batch_size: int | None = None) -> list[np.ndarray]:
         """One score per option of each item (higher: more likely correct)."""
         self.model.eval()
         device = next(self.model.parameters()).device
@@ -126,7 +139,7 @@ class FusionScorer:
         return folder
 
     @classmethod
-    def load(cls, folder: str | Path, device: str | torch.device = "cpu") -> "FusionScorer":
+    def load(cls, folder: str | Path, device: str | torch.device = "cpu") -> FusionScorer:
         """Reload a saved model with every trained part (backbone, projections, head)."""
         from safetensors.torch import load_file
         from transformers import AutoTokenizer, T5EncoderModel
@@ -138,7 +151,8 @@ class FusionScorer:
         model = FusionModel(encoder, dims)
         missing, unexpected = model.load_state_dict(load_file(folder / HEAD_FILE), strict=False)
         if unexpected or any(not k.startswith("encoder.") for k in missing):
-            raise ValueError(f"{folder / HEAD_FILE}: does not match the model (missing {missing}, unexpected {unexpected})")
+            raise ValueError(f"{folder / HEAD_FILE}: does not match the model (missing {missing}, "
+                             f"unexpected {unexpected})")
         return cls(model.to(device).eval(), AutoTokenizer.from_pretrained(folder / BACKBONE_DIR),
                    FusionConfig.from_json(obj))
 
@@ -198,13 +212,14 @@ def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path 
             chunk = [examples[i] for i in idx]
             b = scorer.batch(chunk, features, accelerator.device)
             scores = model(b["input_ids"], b["attention_mask"], b["media"])
-            loss = _item_loss(scores, b["counts"], torch.tensor([x.answer_idx for x in chunk], device=accelerator.device))
+            targets = torch.tensor([x.answer_idx for x in chunk], device=accelerator.device)
+            loss = _item_loss(scores, b["counts"], targets)
             optimizer.zero_grad()
             accelerator.backward(loss)
             accelerator.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
         scorer.model = accelerator.unwrap_model(model)
-        dev_metrics = accuracy(dev, scorer.score(dev, features))
+        dev_metrics = accuracy([x.answer_idx for x in dev], scorer.score(dev, features))
         history.append({"epoch": epoch + 1, **dev_metrics})
         if dev_metrics[config.config] > best:
             best, best_state, stale = dev_metrics[config.config], copy.deepcopy(scorer.model.state_dict()), 0
@@ -215,12 +230,14 @@ def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path 
     scorer.model.load_state_dict(best_state)
     scorer.model.eval()
     best_epoch = max(history, key=lambda h: h[config.config])
-    return scorer, {"A4": best_epoch["A4"], "A2": best_epoch["A2"], "epoch": best_epoch["epoch"], "history": history}, features
+    dev_metrics = {"A4": best_epoch["A4"], "A2": best_epoch["A2"], "epoch": best_epoch["epoch"], "history": history}
+    return scorer, dev_metrics, features
 
 
 def _epochs(n: int, show: bool):
     if not show:
         return range(n)
+    from rich.console import Console
     from rich.progress import track
 
-    return track(range(n), description="training epochs")
+    return track(range(n), description="training epochs", console=Console(stderr=True), transient=True)

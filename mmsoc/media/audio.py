@@ -41,7 +41,8 @@ class AudioEncoder(Encoder):
             return mel, None
         from transformers import AutoFeatureExtractor, AutoModel
 
-        return AutoModel.from_pretrained(self.model).eval().to(self.device), AutoFeatureExtractor.from_pretrained(self.model)
+        model = AutoModel.from_pretrained(self.model).eval().to(self.device)
+        return model, AutoFeatureExtractor.from_pretrained(self.model)
 
     def load(self, path: Path) -> np.ndarray:
         return read_audio(path, self.settings["sample_rate"], self.settings["max_seconds"])

@@ -34,7 +34,7 @@ class EncoderSpec:
         return {"modality": self.modality, "model": self.model, "settings": dict(self.settings)}
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "EncoderSpec":
+    def from_json(cls, obj: dict[str, Any]) -> EncoderSpec:
         return cls(obj["modality"], obj["model"], dict(obj.get("settings", {})))
 
 

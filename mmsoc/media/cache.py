@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from mmsoc.media.base import Encoder, MediaError
-from mmsoc.media.decode import content_hash, require_file
 from mmsoc.core.io import atomic_open
 from mmsoc.core.paths import cache_root
+from mmsoc.media.base import Encoder, MediaError
+from mmsoc.media.decode import content_hash, require_file
+
 
 def default_cache_dir() -> Path:
     """``features/`` under the mmsoc cache root (``$MMSOC_CACHE`` or ``~/.cache/mmsoc``)."""

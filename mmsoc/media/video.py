@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 
 from mmsoc.media.base import Encoder
-from mmsoc.media.image import ImageEncoder
 from mmsoc.media.decode import read_frames
+from mmsoc.media.image import FrameEmbedder
 
 
 class VideoEncoder(Encoder):
@@ -18,7 +18,7 @@ class VideoEncoder(Encoder):
 
     def __init__(self, model: str = "ViT-B-32", pretrained: str | None = "openai", normalize: bool = True,
                  num_frames: int | None = 8, fps: float | None = None, batch_size: int = 32, device: str = "cpu"):
-        self.images = ImageEncoder(model, pretrained, normalize, batch_size=batch_size, device=device)
+        self.images = FrameEmbedder(model, pretrained, normalize, batch_size=batch_size, device=device)
         super().__init__(model, **self.images.settings, num_frames=None if fps else num_frames, fps=fps)
 
     def load(self, path: Path) -> np.ndarray:

@@ -1,0 +1,101 @@
+"""``desiq evaluate``: score every option of a QA file with a saved fusion model, in a run folder.
+
+RUN_DIR/config.json holds the run's identity (model, data, split, perturbation); a different one on
+the same folder is refused. Predictions are appended and flushed as they are made, keyed by
+(item id, perturbation), so a rerun scores only what is missing, and a killed run resumes to the
+metrics an uninterrupted one gives. Under ``accelerate launch`` process r scores items r, r+world, ...
+into its own log; the main process merges them in item order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from desiq.data import QAData
+from desiq.fusion.runner import CONFIG_FILE, HEAD_FILE, FusionScorer, accuracy, fusion_accelerator
+from desiq.inputs import MEDIA
+from desiq.perturb import perturb as apply
+from desiq.records import MCQAItem
+from mmsoc.core.io import JsonlAppender
+from mmsoc.core.runfolder import RunFolder
+from mmsoc.media import FeatureCache
+
+ORIGINAL = "original"
+KEY_FIELDS = ("id", "perturbation")
+
+
+def file_digest(*paths: Path) -> str:
+    """sha256 over the bytes of ``paths``, in order."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def metrics_from_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """A4 (the top option is the correct one), A2 (the correct option outscores each incorrect one), n
+    and masked media per modality, from the prediction rows alone."""
+    missing = {m: sum(m in r["masked"] for r in rows) for m in MEDIA}
+    return {**accuracy([r["answer_idx"] for r in rows], [r["scores"] for r in rows]), "n": len(rows),
+            "missing": missing}
+
+
+def _row(item: MCQAItem, perturbation: str, scores: np.ndarray, masked: list[str]) -> dict[str, Any]:
+    pred = int(np.argmax(scores))
+    return {"id": item.id, "qid": item.qid, "perturbation": perturbation, "vid_name": item.video,
+            "scores": [float(x) for x in scores], "pred": pred, "answer_idx": item.answer_idx,
+            "correct": pred == item.answer_idx, "masked": masked}
+
+
+def evaluate_run(model: Path, data: QAData, out: Path, perturbation: str | None = None, seed: int = 0,
+                 batch_size: int = 16, cache: FeatureCache | None = None) -> dict[str, Any]:
+    """Run (or resume) an evaluation into ``out``; the main process returns metrics.json (others {})."""
+    from accelerate.utils import gather_object
+
+    items = data.items()
+    if perturbation is not None:
+        items = apply(items, perturbation, seed=seed).items
+    accelerator = fusion_accelerator()
+    scorer = FusionScorer.load(model, accelerator.device)  # a model that fails to load leaves RUN_DIR unclaimed
+    data.require_media(scorer.setting)
+    name = perturbation or ORIGINAL
+    identity = {"model": str(model.resolve()), "model_sha256": file_digest(model / CONFIG_FILE, model / HEAD_FILE),
+                "data": str(data.qa.resolve()), "data_sha256": file_digest(data.qa),
+                "media_root": str(data.media_root.resolve()) if data.media_root else None, "split": data.split,
+                "perturb": perturbation, "seed": seed if perturbation else None, "inputs": scorer.config.inputs}
+    folder = RunFolder(out, KEY_FIELDS)
+    keys = [(item.id, name) for item in items]
+    with ExitStack() as stack:
+        if accelerator.is_main_process:
+            stack.enter_context(folder.lock())
+            folder.check(identity)
+            folder.repair()
+        accelerator.wait_for_everyone()
+        done = folder.done()
+        mine = [items[k] for k in range(accelerator.process_index, len(items), accelerator.num_processes)
+                if keys[k] not in done]
+        if accelerator.is_main_process:
+            folder.claim(identity)
+        accelerator.wait_for_everyone()
+        if mine:
+            features = scorer.features(mine, data.media_root, cache)
+            with JsonlAppender(folder.own_log(accelerator.process_index, accelerator.num_processes)) as log:
+                for start in range(0, len(mine), batch_size):
+                    chunk = mine[start:start + batch_size]
+                    for item, scores in zip(chunk, scorer.score(chunk, features, batch_size)):
+                        log.append(_row(item, name, scores, features.masked(item)))
+        counts = gather_object([len(mine)]) if accelerator.num_processes > 1 else [len(mine)]
+        accelerator.wait_for_everyone()
+        if not accelerator.is_main_process:
+            return {}
+        rows = folder.merge(keys)
+        metrics = {**metrics_from_rows(rows), "inputs": scorer.config.inputs, "split": data.split,
+                   "perturb": perturbation, "processes": accelerator.num_processes}
+        folder.write_runtime({"processes": accelerator.num_processes, "predicted": counts})
+        folder.write_metrics(metrics)
+        return metrics

@@ -1,0 +1,17 @@
+"""``fusion``: the T5-fusion model as a probe, on any input setting (media from the Social-IQ folder)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from desiq.probes import ProbeEntry, ProbeOptions
+
+
+def _build(options: ProbeOptions) -> Any:
+    from desiq.fusion.probe import FusionProbe
+
+    return FusionProbe(options.backbone, options.media_root, epochs=options.epochs, lr=options.lr,
+                       progress=options.progress)
+
+
+PROBE = ProbeEntry("fusion", "T5-fusion over question, options and media", _build, media=True)
