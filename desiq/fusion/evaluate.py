@@ -89,6 +89,7 @@ def evaluate_run(model: Path, data: QAData, out: Path, perturbation: str | None 
                     chunk = mine[start:start + batch_size]
                     for item, scores in zip(chunk, scorer.score(chunk, features, batch_size)):
                         log.append(_row(item, name, scores, features.masked(item)))
+                    log.sync()
         counts = gather_object([len(mine)]) if accelerator.num_processes > 1 else [len(mine)]
         accelerator.wait_for_everyone()
         if not accelerator.is_main_process:
