@@ -22,8 +22,8 @@ def predict(task: str, reference: object, rng: random.Random, skill: float) -> o
     if kind == "classification":
         return reference if rng.random() < skill else rng.choice(TASKS[task].labels)
     if kind == "multilabel":
-        extra = [rng.choice(TASKS[task].labels)] if rng.random() > skill else []
-        return [t for t in reference if rng.random() < skill] + extra
+        kept = [t for t in reference if rng.random() < skill]
+        return kept + ([rng.choice(TASKS[task].labels)] if rng.random() > skill else [])
     words = str(reference).split()
     return " ".join(w for w in words if rng.random() < skill)
 

@@ -88,7 +88,7 @@ def test_text_alone_is_at_chance_by_construction(sample_dir):
         model = LogisticRegression(C=10, max_iter=1000).fit(vectorizer.fit_transform([e.text for e in train]),
                                                       [e.label for e in train])
         predicted = model.predict(vectorizer.transform([e.text for e in test]))
-        assert f1_score([e.label for e in test], predicted, average="macro") <= 1 / len(TASKS[task].labels), task
+        assert f1_score([e.label for e in test], predicted, average="macro") <= 1 / len(TASKS[task].labels) + 1e-9, task
 
 
 def _pixels(example) -> np.ndarray:

@@ -113,14 +113,24 @@ def metric_panels(title: str, metrics: list[str], series: dict[str, list[Point |
     return Figure(title, to_uri(fig))
 
 
+def _grid(count: int, width: float, height: float, per_row: int = 4):
+    """A figure of ``count`` panels of ``width`` x ``height`` inches, at most ``per_row`` a row; the unused
+    cells are hidden. Returns (figure, the panels in order)."""
+    plt = _plt()
+    columns = min(per_row, count)
+    rows = math.ceil(count / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(width * columns, height * rows), squeeze=False)
+    flat = [ax for row in axes for ax in row]
+    for ax in flat[count:]:
+        ax.axis("off")
+    return fig, flat[:count]
+
+
 def heatmaps(title: str, matrices: dict[str, dict], data: Table | None = None) -> Figure:
     """Confusion matrices as annotated heatmaps, one per run (rows reference, columns prediction)."""
-    plt = _plt()
     first = next(iter(matrices.values()))
-    width = 0.9 + 0.75 * len(first["columns"])
-    fig, axes = plt.subplots(1, len(matrices), figsize=(width * len(matrices), 0.9 + 0.6 * len(first["labels"])),
-                             squeeze=False)
-    for ax, (name, matrix) in zip(axes[0], matrices.items()):
+    fig, axes = _grid(len(matrices), 0.9 + 0.75 * len(first["columns"]), 0.9 + 0.6 * len(first["labels"]))
+    for ax, (name, matrix) in zip(axes, matrices.items()):
         values = np.array(matrix["matrix"], dtype=float)
         ax.imshow(values, cmap="Blues", vmin=0, vmax=max(1.0, values.max()), aspect="auto")
         for (r, c), v in np.ndenumerate(values):
@@ -152,9 +162,8 @@ def length_histogram(task: str, by_name: dict[str, np.ndarray], colours: dict[st
 
 def position_bars(title: str, runs: dict[str, dict], colours: dict[str, str]) -> Figure:
     """Chosen against gold answer positions, one panel per run (shares of answers)."""
-    plt = _plt()
-    fig, axes = plt.subplots(1, len(runs), figsize=(3.4 * len(runs), 2.6), squeeze=False)
-    for ax, (name, position) in zip(axes[0], runs.items()):
+    fig, axes = _grid(len(runs), 3.4, 2.6)
+    for ax, (name, position) in zip(axes, runs.items()):
         chosen, gold = np.array(position["chosen"], float), np.array(position["gold"], float)
         x = np.arange(len(chosen))
         ax.bar(x - 0.2, chosen / max(chosen.sum(), 1), 0.4, color=colours.get(name, "#1f77b4"), label="chosen")

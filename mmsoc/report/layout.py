@@ -48,9 +48,14 @@ def layout(report: Report) -> list[Block]:
     for entry in data["tasks"]:
         body += _task_blocks(entry, data, report, colours)
     body += _desiq_blocks(data["desiq"], colours) + _arena_blocks(data["arena"])
-    body += [Heading(2, "How each number was computed"),
-             Table("Methods", ["metric", "computation"], [[k, v] for k, v in data["methods"].items()]),
-             *[Text(note) for note in data["notes"]]]
+    body.append(Heading(2, "How each number was computed"))
+    if data["tasks"]:
+        body.append(Table("Methods", ["metric", "computation"], [[k, v] for k, v in data["methods"].items()]))
+    body += [Text(note) for note in data["notes"]]
+    if data["desiq"] or data["arena"]:
+        body.append(Text("Desiq-eval accuracies, chance levels and intervals are the run's own (metrics.json); the "
+                         "chance verdicts and the position test are computed here. Arena ratings are ratings.json "
+                         "as 'mmsoc arena rate' wrote it (its report.html and leaderboard.md have the details)."))
     taken: set[str] = set()
     blocks = [Heading(b.level, b.text, slug(b.text, taken)) if isinstance(b, Heading) and b.level > 1 else b
               for b in head + body]
@@ -67,7 +72,7 @@ def _summary_blocks(data: dict, colours: dict[str, str]) -> list[Block]:
     blocks: list[Block] = [
         Heading(2, "Summary"),
         dot_rows("Headline score per task (95% interval)", [f"{r['task']} ({r['metric']})" for r in rows],
-                         series, colours, "score", chance=[r.get("chance") for r in rows]),
+                 series, colours, "score", chance=[r.get("chance") for r in rows]),
         Table("Who leads each task", ["task", "metric", "leader", "leader's score", "runner-up",
                                       "difference [interval]", "verdict"],
               [[r["task"], r["metric"], r["leader"] or "\u2014", _interval(r["runs"].get(r["leader"])),
@@ -157,8 +162,13 @@ def _task_blocks(entry: dict, data: dict, report: Report, colours: dict[str, str
     if task in report.lengths:
         blocks.append(length_histogram(task, report.lengths[task], colours))
     columns = _columns(entry)
-    blocks.append(Table(f"{task} metrics: value [95% interval]", ["metric"] + [title for title, _, _ in columns],
-                        [[key] + [_interval(cell["metrics"].get(key)) for _, _, cell in columns] for key in keys]))
+    datasets = list(dict.fromkeys(d for cell in runs.values() for d in cell.get("per_dataset", {})))
+    for part in [None, *datasets]:  # a task that pools datasets: the averages, then one table per dataset
+        picked = [(title, cell) for title, name, cell in columns
+                  if (part is None and title in (name, f"{name} \u00b7 average")) or title == f"{name} \u00b7 {part}"]
+        where = f" on {part}" if part else " (mean over its datasets)" if datasets else ""
+        blocks.append(Table(f"{task} metrics{where}: value [95% interval]", ["metric", *(t for t, _ in picked)],
+                            [[key, *(_interval(cell["metrics"].get(key)) for _, cell in picked)] for key in keys]))
     blocks.append(Table(f"{task} items and answer format", [
         "run", "n", "missing items", "items missing for some seeds", "seeds", "success rate", "lenient success rate"],
         [[title, str(cell["n"]), str(cell.get("missing_items", "")), str(cell.get("items_missing_for_some_seeds", "")),

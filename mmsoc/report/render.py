@@ -71,7 +71,7 @@ _STYLE = (
     "table{border-collapse:separate;border-spacing:0;margin:.4em 0 1.4em;max-width:100%}"
     "th,td{border:1px solid #ccc;border-width:0 1px 1px 0;padding:3px 7px;font-size:88%;vertical-align:top;"
     "overflow-wrap:anywhere;font-variant-numeric:tabular-nums}"
-    "tr>*:first-child{border-left-width:1px}thead th{border-top-width:1px}"
+    "tr>*:first-child{border-left-width:1px;min-width:7em}thead th{border-top-width:1px}"
     "thead th{position:sticky;top:0;background:#e9ecf5;z-index:1;text-align:left}"
     "tbody tr:nth-child(even){background:#fafafa}"
     "caption{text-align:left;font-weight:600;margin-bottom:4px;caption-side:top}"
