@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mmsoc.tasks.registry import get_task
-from mmsoc.tasks.socket.answers import (answer_text, lenient_choice, official_choice, official_number,
-                                        span_candidates)
+from mmsoc.tasks.socket.answers import answer_text, lenient_choice, official_choice, official_number, span_candidates
 
 SARC = get_task("socket/sarc")  # options Yes (sarcastic), No (literal)
 IRONY = get_task("socket/tweet_irony")  # options No, Yes

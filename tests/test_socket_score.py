@@ -11,13 +11,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import precision_recall_fscore_support
+from socket_data import ALL_SCORES, PREDICTIONS, PROMPTS, needs_socket_files
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
 from mmsoc.tasks.registry import get_task
 from mmsoc.tasks.socket.data import example
 from mmsoc.tasks.socket.prompting import socket_prompt
-from socket_data import ALL_SCORES, PREDICTIONS, PROMPTS, needs_socket_files
 
 
 def _score(*args: str):
@@ -73,7 +73,8 @@ def test_official_prompt_wrapper_reproduces_the_published_prompts():
     for _, row in prompts.iterrows():
         spec = get_task(f"socket/{row.task}")
         assert spec.prompt == row.question
-        assert [option for option, _ in spec.answers] == (ast.literal_eval(row.options) if isinstance(row.options, str) else [])
+        options = ast.literal_eval(row.options) if isinstance(row.options, str) else []
+        assert [option for option, _ in spec.answers] == options
     for name in ("tiiuae-falcon-7b_res.tsv", "bigscience-bloom-7b1_res.tsv"):
         frame = pd.read_csv(PREDICTIONS / name, sep="\t", dtype=str, keep_default_na=False)
         for i, row in enumerate(frame.itertuples()):

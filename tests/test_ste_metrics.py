@@ -48,7 +48,8 @@ def test_sentiment_paper_and_script_scores():
 
 def test_sentiment_unread_answers_are_class_minus_one():
     # hand-worked: class 0 errors |-1 - 0| = 1 and 0 -> 0.5; class 1 error 0 -> MAE^M = 0.25
-    metrics = score_task(_task("tweet_sentiment"), [None, SENTIMENT[0], SENTIMENT[1]], [SENTIMENT[0]] * 2 + [SENTIMENT[1]])
+    metrics = score_task(_task("tweet_sentiment"), [None, SENTIMENT[0], SENTIMENT[1]],
+                         [SENTIMENT[0], SENTIMENT[0], SENTIMENT[1]])
     assert metrics["mae_m"] == pytest.approx(0.25) and metrics["mae_m_score"] == pytest.approx(0.75)
     assert metrics["macro_f1_script"] == pytest.approx(f1_score([0, 0, 1], [-1, 0, 1], average="macro"))
     worst = score_task(_task("tweet_sentiment"), [None] * 4, [SENTIMENT[4]] * 4)
@@ -84,7 +85,7 @@ def test_hate_combined_f1_both_ways():
 def test_multilabel_macro_f1_over_every_label():
     truth = (RNG.random((50, len(TOPICS))) < 0.1).astype(int)
     pred = (RNG.random((50, len(TOPICS))) < 0.1).astype(int)
-    names = lambda row: [TOPICS[j] for j in np.flatnonzero(row)]  # noqa: E731
+    names = lambda row: [TOPICS[j] for j in np.flatnonzero(row)]
     metrics = score_task(_task("tweet_topic"), [names(r) for r in pred], [names(r) for r in truth])
     assert metrics["macro_f1"] == pytest.approx(f1_score(truth, pred, average="macro", zero_division=0), abs=1e-12)
 

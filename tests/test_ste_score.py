@@ -65,19 +65,21 @@ def test_a_folder_of_gold_predictions_scores_perfectly(data, tmp_path):
 def test_one_file_its_task_from_the_name_or_task_and_line_counts(data, tmp_path):
     examples = load_examples("supertweeteval/tweet_hate", str(data), "test").examples
     path = tmp_path / "tweet-hate.txt"
-    path.write_text("\n".join(["not hate"] + [e.label for e in examples[1:]]))
+    path.write_text("\n".join([examples[0].label.replace("_", " ")] + [e.label for e in examples[1:]]))
     official = _score("--predictions", str(path), "--data", str(data), "--out", str(tmp_path / "a"))
     assert official.exit_code == 0, official.output
     lenient = _score("--predictions", str(path), "--data", str(data), "--out", str(tmp_path / "b"),
                      "--parser", "lenient")
+    assert lenient.exit_code == 0, lenient.output
     a = json.loads((tmp_path / "a/metrics.json").read_text())["tweet_hate"]
     b = json.loads((tmp_path / "b/metrics.json").read_text())["tweet_hate"]
-    assert b["combined_f1"] >= a["combined_f1"]
+    assert b["combined_f1"] > a["combined_f1"]  # the script cannot read "hate race", the lenient reader can
     other = tmp_path / "predictions.txt"
     other.write_text(path.read_text())
     unnamed = _score("--predictions", str(other), "--data", str(data), "--out", str(tmp_path / "c"))
     assert unnamed.exit_code == 2 and "give --task" in unnamed.output
-    named = _score("--predictions", str(other), "--task", "tweet_hate", "--data", str(data), "--out", str(tmp_path / "c"))
+    named = _score("--predictions", str(other), "--task", "tweet_hate", "--data", str(data), "--out",
+                   str(tmp_path / "c"))
     assert named.exit_code == 0
     short = tmp_path / "tweet-qa.txt"
     short.write_text("a\nb\n\n")

@@ -64,7 +64,7 @@ def test_socket_bad_files_are_named(tmp_path):
     with pytest.raises(InputError, match=r"line 1: field 'label': 'funny' is neither a class"):
         load_examples("socket/sarc", str(tmp_path))
     _socket(tmp_path, "sarc", ["a"], ["0"], label_list=["literal", "sarcastic"])
-    with pytest.raises(InputError, match="label_list.txt: names"):
+    with pytest.raises(InputError, match=r"label_list\.txt: names"):
         load_examples("socket/sarc", str(tmp_path))
     with pytest.raises(InputError, match="file not found"):
         load_examples("socket/hypo-l", str(tmp_path))
@@ -96,7 +96,7 @@ def test_supertweeteval_gold_fields(tmp_path):
 
 def test_supertweeteval_emoji_needs_its_map_and_bad_rows_are_named(tmp_path):
     _ste(tmp_path, "tweet_emoji", [{"text": "t", "gold_label": 1}])
-    with pytest.raises(InputError, match="map.txt: tweet_emoji takes its label names from this file"):
+    with pytest.raises(InputError, match=r"map\.txt: tweet_emoji takes its label names from this file"):
         load_examples("supertweeteval/tweet_emoji", str(tmp_path))
     _ste(tmp_path, "tweet_hate", [{"text": "t", "gold_label": 3}, {"text": "u", "gold_label": 9}])
     with pytest.raises(InputError, match=r"test.jsonl, line 2: field 'gold_label': bad gold value"):

@@ -64,7 +64,7 @@ def _text_suite_corpus() -> list[str]:
     specs = [spec for spec in TASKS.values() if spec.suite != "mmsoc"]
     lines = [spec.prompt for spec in specs] + [" ".join(spec.labels) for spec in specs]
     lines += [" ".join(option for option, _ in spec.answers) for spec in specs]
-    return (lines + [_WORDS, "\" ' , . : ; ? ! ( ) [ ] - _ # @ 0 1 2 3 4 5 6 7 8 9"]) * 3
+    return [*lines, _WORDS, "\" ' , . : ; ? ! ( ) [ ] - _ # @ 0 1 2 3 4 5 6 7 8 9"] * 3
 
 
 def build_tokenizer(folder: str | Path | None = None, corpus: list[str] | None = None) -> PreTrainedTokenizerFast:

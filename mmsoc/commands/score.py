@@ -54,7 +54,8 @@ def score(
     chosen = FORMATS.get(format)
     request = ScoreRequest(predictions, task, data, parser, penalize_missing)
     rows = chosen.read(request)
-    scored = {name: _score_task(name, part, text_encoder, no_embeddings, bootstrap, seed) for name, part in rows.items()}
+    scored = {name: _score_task(name, part, text_encoder, no_embeddings, bootstrap, seed)
+              for name, part in rows.items()}
     if chosen.view is None:
         (name, (metrics, info)), = scored.items()
         write_json(out / "metrics.json", json_safe(metrics))

@@ -11,8 +11,8 @@ from mmsoc.metrics.suite_inputs import SpanInput
 
 
 def compute(data: SpanInput) -> GroupResult:
-    from mmsoc.metrics.stats import mean_stat
     from mmsoc.metrics.spans import char_offsets, dice, snapped_spans
+    from mmsoc.metrics.stats import mean_stat
 
     scores, hits = [], []
     for text, gold, candidates in zip(data.texts, data.gold, data.candidates):

@@ -37,7 +37,8 @@ def load_text_lm(model_id_or_dir: str, dtype: str = "float32", device: str = "au
         seq2seq = bool(getattr(config, "is_encoder_decoder", False))
         loader = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
         tokenizer = AutoTokenizer.from_pretrained(model_id_or_dir)
-        model = loader.from_pretrained(model_id_or_dir, dtype="auto" if dtype == "auto" else getattr(torch, dtype))
+        model: Any = loader.from_pretrained(model_id_or_dir,
+                                           dtype="auto" if dtype == "auto" else getattr(torch, dtype))
     except (OSError, ValueError) as err:
         raise OSError(f"cannot load text model {model_id_or_dir!r} (give a local folder, or a hub id the machine can "
                       f"reach or has cached): {err}") from err

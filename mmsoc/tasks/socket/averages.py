@@ -29,7 +29,8 @@ def table2(scores: Mapping[str, float | None]) -> dict[str, object]:
 
     every = list(task_ids("socket"))
     return {
-        "categories": {category: mean([t for t in every if get_task(t).category == category]) for category in CATEGORIES},
+        "categories": {category: mean([t for t in every if get_task(t).category == category])
+                       for category in CATEGORIES},
         "types": {kind: mean([t for t in every if task_type(get_task(t)) == kind]) for kind in TYPES},
         "overall": mean(every),
         "tasks": len([t for t in every if t in defined]),

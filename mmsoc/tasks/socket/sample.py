@@ -48,7 +48,8 @@ def _item(rng: random.Random, labels: tuple[str, ...], kind: str, prompt: str, n
     if kind == "REG":
         top = 7.0 if "to 7.0" in prompt else 5.0
         score = round(rng.uniform(0.0, top), 1)
-        return f"I feel {LEVELS[min(int(score / top * len(LEVELS)), len(LEVELS) - 1)]} strongly about {topic}.", str(score)
+        level = LEVELS[min(int(score / top * len(LEVELS)), len(LEVELS) - 1)]
+        return f"I feel {level} strongly about {topic}.", str(score)
     if kind == "SPAN":
         if n % 3 == 2:
             return f"Nothing special to report about {topic} today.", repr({labels[0]: []})

@@ -42,7 +42,7 @@ def label_names(spec: TaskSpec, folder: Path) -> tuple[str, ...]:
             raise InputError(path, f"{short_name(spec.id)} takes its label names from this file (lines 'id,name'); "
                                    "it is not in the folder")
         return spec.labels
-    names = []
+    names: list[str] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
         if not line.strip():
             continue

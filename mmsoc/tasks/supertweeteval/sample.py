@@ -51,7 +51,8 @@ def _row(rng: random.Random, kind: str, labels: tuple[str, ...], n: int) -> dict
     if kind == "ste_multilabel":
         on = set(rng.sample(range(len(labels)), rng.randint(1, 2)))
         cues = " ".join(CUES[i % len(CUES)] for i in sorted(on))
-        return {"text": f"{cues} said about {thing} #{n}", "gold_label_list": [int(i in on) for i in range(len(labels))]}
+        return {"text": f"{cues} said about {thing} #{n}",
+                "gold_label_list": [int(i in on) for i in range(len(labels))]}
     if kind == "ste_yes_no":
         same = rng.randrange(2)
         word = thing.split()[-1]
@@ -61,8 +62,8 @@ def _row(rng: random.Random, kind: str, labels: tuple[str, ...], n: int) -> dict
                 "gold_label_binary": same}
     if kind == "ste_score":
         score = rng.randint(0, 5)
-        return {"text": f"{CUES[score]} sharing {thing}", "text_1": f"{thing} today", "text_2": f"{CUES[score]} {thing}",
-                "gold_score": float(score)}
+        return {"text": f"{CUES[score]} sharing {thing}", "text_1": f"{thing} today",
+                "text_2": f"{CUES[score]} {thing}", "gold_score": float(score)}
     if kind in ("ste_qa", "ste_qg"):
         person = rng.choice(PEOPLE)
         text = f"{person} will speak about {thing} in {place} on Friday."
@@ -78,5 +79,6 @@ def _ner_row(rng: random.Random, n: int) -> dict[str, Any]:
     person, place = rng.choice(PEOPLE).split(), rng.choice(PLACES)
     tokens = ["met", *person, "in", place, "today", f"#{n}"]
     tags = ["O", "B-person", "I-person", "O", "B-location", "O", "O"]
-    return {"text": " ".join(tokens), "text_tokenized": tokens, "gold_label_sequence": [NER_TAGS.index(t) for t in tags],
+    return {"text": " ".join(tokens), "text_tokenized": tokens,
+            "gold_label_sequence": [NER_TAGS.index(t) for t in tags],
             "entities": {"entity": [" ".join(person), place], "type": ["person", "location"]}}
