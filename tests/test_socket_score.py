@@ -153,3 +153,19 @@ def test_a_file_without_the_columns_is_refused_in_one_line(tmp_path):
     result = _score("--predictions", str(path), "--out", str(tmp_path / "out"))
     assert result.exit_code == 2 and "lacks column(s) label, prompt, generated_text" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_one_task_of_a_file_and_options_a_format_does_not_apply(tmp_path):
+    path = tmp_path / "m_res.tsv"
+    _write_tsv(path, [["s", 0, "p", "sarc", "Yes"], ["h", 1, "p", "hypo-l", "No"]])
+    assert list(_scored(path, "--task", "hypo-l")) == ["hypo-l"]
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": "1", "prediction": "Yes", "reference": "sarcastic"}) + "\n")
+    refused = CliRunner().invoke(app, ["score", "--task", "socket/sarc", "--predictions", str(rows), "--out",
+                                       str(tmp_path / "o"), "--penalize-missing"])
+    assert refused.exit_code == 2 and "--penalize-missing does not apply to --format rows" in refused.output
+    plain = CliRunner().invoke(app, ["score", "--task", "socket/sarc", "--predictions", str(rows), "--out",
+                                     str(tmp_path / "o"), "--bootstrap", "0"])
+    assert plain.exit_code == 0, plain.output
+    flat = json.loads((tmp_path / "o/metrics.json").read_text())
+    assert flat["f1"] == 1.0 and flat["hit_rate"] == 1.0 and flat["n"] == 1

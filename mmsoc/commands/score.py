@@ -53,6 +53,7 @@ def score(
         raise typer.BadParameter(f"choose one of {', '.join(PARSERS)}", param_hint="--parser")
     chosen = FORMATS.get(format)
     request = ScoreRequest(predictions, task, data, parser, penalize_missing)
+    chosen.check(request)
     rows = chosen.read(request)
     scored = {name: _score_task(name, part, text_encoder, no_embeddings, bootstrap, seed)
               for name, part in rows.items()}

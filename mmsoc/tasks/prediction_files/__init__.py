@@ -65,6 +65,16 @@ class PredictionFormat:
     read: Callable[[ScoreRequest], dict[str, PredictionFile]]
     view: Callable[[str, dict[str, Any], ScoreRequest], dict[str, Any]] | None = None
     averages: Callable[[dict[str, dict[str, Any]]], dict[str, Any]] | None = None
+    options: tuple[str, ...] = ()
+    """Which of ``parser`` and ``penalize_missing`` the format applies (others are refused when set)."""
+
+    def check(self, request: ScoreRequest) -> None:
+        """ValueError naming an option set that this format does not apply."""
+        given = {"parser": request.parser != "official", "penalize_missing": request.penalize_missing}
+        unused = [name for name, set_ in given.items() if set_ and name not in self.options]
+        if unused:
+            flags = ", ".join("--" + name.replace("_", "-") for name in unused)
+            raise ValueError(f"{flags} does not apply to --format {self.name}")
 
 
 FORMATS: Registry[PredictionFormat] = Registry("prediction format")

@@ -15,7 +15,8 @@ One file per model, tab-separated as pandas writes it (quoted fields may span li
 metrics.json holds, per task, ``type`` and eval.py's metrics (``f1`` and ``hit_rate``; regression
 ``corr_original``, ``corr_score`` and ``hit_rate``) and ``n``: missing answers dropped, or with
 ``--penalize-missing`` replaced by a seeded random wrong class (regression: 0); ``--parser lenient`` reads
-classification answers with the lenient reader. averages.json holds the paper's Table 2 means.
+classification answers with the lenient reader; ``--task`` keeps one task of the file. averages.json holds the
+paper's Table 2 means.
 """
 
 from __future__ import annotations
@@ -75,6 +76,11 @@ def read(request: ScoreRequest) -> dict[str, PredictionFile]:
         rows.predictions.append(None if missing[index] else _answer(task_id, answer, path.name))
         rows.references.append(reference)
     skipped = out.pop("", PredictionFile()).skipped
+    if request.task:
+        from mmsoc.tasks.registry import qualified
+
+        wanted = qualified(request.task, "socket")
+        out = {task: rows for task, rows in out.items() if task == wanted}
     if not out:
         raise InputError(path, "no scorable rows" + (f" (first skipped: {skipped[0]})" if skipped else ""))
     first = next(iter(sorted(out)))
@@ -155,4 +161,5 @@ def averages(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 FORMAT = PredictionFormat("socket-tsv", "a SocKET predict.py TSV (text, label, prompt, task, generated_text), "
-                          "several tasks, scored as its eval.py", read, view, averages)
+                          "several tasks, scored as its eval.py", read, view, averages,
+                          options=("parser", "penalize_missing"))

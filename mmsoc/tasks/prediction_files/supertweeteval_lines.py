@@ -100,4 +100,5 @@ def averages(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 FORMAT = PredictionFormat("supertweeteval-lines", "SuperTweetEval files of one prediction per line (a file, or a "
-                          "folder of files named after their tasks), gold values from --data", read, view, averages)
+                          "folder of files named after their tasks), gold values from --data", read, view, averages,
+                          options=("parser",))
