@@ -103,7 +103,7 @@ def _aggregate_blocks(data: dict) -> list[Block]:
     if not data["aggregates"]:
         return []
     units = list(next(iter(data["aggregates"].values()))["unified"])
-    rows = [[name] + [fmt(agg["unified"][u]) for u in units] + [fmt(agg["mean"]), fmt(agg["mean_of_present"]),
+    rows = [[name] + [fmt(agg["unified"].get(u)) for u in units] + [fmt(agg["mean"]), fmt(agg["mean_of_present"]),
                                                                ", ".join(agg["missing_tasks"]) or "none"]
             for name, agg in data["aggregates"].items()]
     return [Text("The paper's unified score per task: macro-F1 for classification, tagging and OCR (OCR: mean token "
