@@ -86,7 +86,8 @@ class Perturbation:
     def change(self) -> str:
         """The change in words, e.g. "each incorrect option -> a partner's correct answer"."""
         if self.pool is None:
-            return f"drops {self.replaces.value} (transcript, video, audio): the model sees the options only"
+            return (f"drops {self.replaces.value} (transcript, video, audio): the model sees the options only "
+                    "(a perturbed file blanks the question; train and test with inputs a)")
         return f"{self.replaces.value} -> {self.pool.value}"
 
     @property

@@ -105,7 +105,7 @@ def probe_markdown(report: ProbeReport) -> str:
                               (split.expected, f"{split.sound.value} for an options-only probe")))
     a4 = report.get(ORIGINAL, "A4")
     lines += ["", f"Original data, A4: {a4.verdict}"
-              + (" — the probe beats chance without the video." if a4.ci95[0] > a4.chance else ".")]
+              + (" — **biased**: the probe beats chance without the video." if a4.ci95[0] > a4.chance else ".")]
     for split in SPLITS.values():
         if any(r.data == split.marker for r in report.results):
             row = report.get(ORIGINAL, "A4", split.marker or "")
