@@ -28,7 +28,8 @@ def probe(
                                                    "Without --data and --train/--eval: the embedded sample.")] = None,
     split: Split = None,
     train: Annotated[Path | None, typer.Option(help="Training QA file (with --eval, instead of --data).")] = None,
-    eval_file: Annotated[Path | None, typer.Option("--eval", help="QA file to score (with --train).")] = None,
+    eval_file: Annotated[Path | None, typer.Option("--eval", help="QA file to score (with --train; alone with "
+                                                                  "--probe heuristics).")] = None,
     inputs: Annotated[ProbeInputs, typer.Option(help="What the probe sees: a = options only (NCAQ), q+a; "
                                                      "media settings (a+t, ...) need --probe fusion.")] = ProbeInputs.a,
     probe: Annotated[ProbeName, typer.Option(help=PROBE_HELP)] = ProbeName("embed-linear"),
