@@ -1,7 +1,10 @@
 """Applying a perturbation record (``desiq.perturbations``) to items: a pure function of (items, seed).
 
-Every replacement comes from a different question, never repeats an option already present and
-never brings the item's own correct answer back as a distractor.
+Every replacement comes from a different question (for A2 pairs: never from another pair of the same
+question), never repeats an option already present and never brings the item's own correct answer
+back as a distractor. NCAQ drops the question here; its other half, no context, is a matter of what a
+model is given (inputs ``a``: no transcript, video or audio), so probes score NCAQ with a model trained
+and tested on the options only (``desiq.probe``).
 """
 
 from __future__ import annotations
@@ -81,11 +84,12 @@ class _PartnerSampler:
     def __init__(self, items: Sequence[MCQAItem], scope: Scope, rng: np.random.Generator):
         self.items, self.scope, self.rng = items, scope, rng
         self.videos = np.array([item.video for item in items])
+        self.questions = np.array([item.question_key for item in items])
         groups: dict[str, list[int]] = defaultdict(list)
         for k, item in enumerate(items):
             groups[item.video].append(k)
         self.groups = {video: np.array(ks) for video, ks in groups.items()}
-        if len(items) < 2:
+        if len(set(self.questions.tolist())) < 2:
             raise ValueError("perturbations need at least two questions")
         if scope is not Scope.any and len(self.groups) < 2:
             raise ValueError(f"scope {scope.value} needs questions from at least two videos")
@@ -95,7 +99,7 @@ class _PartnerSampler:
         if self.scope is Scope.same_video:
             same = self.groups[self.items[k].video]
             for j in self.rng.permutation(same):
-                if j != k:
+                if self.questions[j] != self.questions[k]:
                     yield int(j), False
             yield from self._random(k, other_video=True, fallback=True)
         else:
@@ -105,6 +109,6 @@ class _PartnerSampler:
         n = len(self.items)
         for _ in range(MAX_DRAWS):
             j = int(self.rng.integers(n))
-            if j == k or (other_video and self.videos[j] == self.videos[k]):
+            if self.questions[j] == self.questions[k] or (other_video and self.videos[j] == self.videos[k]):
                 continue
             yield j, fallback

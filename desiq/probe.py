@@ -1,5 +1,23 @@
 """Bias probes: train on one input setting, then score the eval set as it is and under each
-perturbation of ``desiq.perturbations``, in A4 and A2. A sound dataset keeps an answer-only probe at chance."""
+perturbation of ``desiq.perturbations``, in A4 and A2. A sound dataset keeps an answer-only probe at chance.
+
+Which probe fills which row:
+
+- ``original`` and the option perturbations (RIWI, RIWA, RAWI, RAWA): a probe trained on the training
+  file with the report's inputs, scored on the eval file as it is and perturbed.
+- ``NCAQ`` (the paper's "no context and question"): a probe trained *and* tested on the options only
+  (inputs ``a``: no question, no transcript, video or audio). With inputs ``a`` the original row already
+  is that experiment, so there is no separate NCAQ row.
+- A2 columns: a probe trained on A2 pairs (the correct option against each incorrect one), not the A4
+  probe; A4 columns: a probe trained on the A4 questions.
+- DeSIQ rows (``data`` = ``desiq_d`` / ``desiq_s``): a probe retrained from scratch on the DeSIQ rebuild of
+  the training file and scored on the rebuild of the eval file.
+
+Scoring follows the paper's code: A4 counts the top-scoring option (``np.argmax``, the first wins a tie,
+as the official Social-IQ 2.0 code); A2 counts a pair only when the correct option scores strictly
+higher (a tie is wrong, as the official ``calc_accuracy``). Each row's verdict comes from its interval
+against chance (``verdict``), never from its name.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +31,7 @@ from rich.progress import Progress
 
 from desiq.inputs import InputSetting
 from desiq.perturb import perturb
-from desiq.perturbations import PERTURBATIONS, SPLITS, Perturbation, Target
+from desiq.perturbations import PERTURBATIONS, SPLITS, Perturbation
 from desiq.probes import ProbeBackend
 from desiq.records import MCQAItem, to_a2
 from desiq.splits import build_split
@@ -21,8 +39,9 @@ from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
 
 ORIGINAL = "original"
 CONFIGS = ("A4", "A2")
-DEBIASED = "d"
-"""The DeSIQ split the probe is retrained on (``debiased_rows``)."""
+OPTIONS_ONLY = "a"
+DEBIASED = ("d", "s")
+"""The DeSIQ splits the probe is retrained on (``debiased_rows``), side by side."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +56,23 @@ class ProbeRow:
     ci95: tuple[float, float]
     data: str = ORIGINAL
     """``original`` or the marker of a DeSIQ split (the probe retrained and scored on its rebuilds)."""
+    inputs: str = ""
+    """What the probe behind this row saw (``a`` for NCAQ)."""
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.accuracy, self.chance, self.ci95)
+
+
+def verdict(accuracy: float, chance: float, ci95: Sequence[float]) -> str:
+    """Where the interval lies against chance, e.g. "above chance: [51.2, 58.0] excludes 25%"."""
+    low, high = ci95
+    interval = f"[{100 * low:.1f}, {100 * high:.1f}]"
+    if low > chance:
+        return f"above chance: {interval} excludes {100 * chance:.0f}%"
+    if high < chance:
+        return f"below chance: {interval} excludes {100 * chance:.0f}%"
+    return f"at chance: {interval} includes {100 * chance:.0f}%"
 
 
 @dataclass
@@ -52,37 +88,65 @@ class ProbeReport:
 
     def to_json(self) -> dict[str, Any]:
         head = {k: v for k, v in asdict(self).items() if k != "results"}
-        return {**head, "results": [{**asdict(r), "ci95": list(r.ci95)} for r in self.results]}
+        return {**head, "results": [{**asdict(r), "ci95": list(r.ci95), "verdict": r.verdict} for r in self.results]}
 
     def get(self, perturbation: str, config: str = "A4", data: str = ORIGINAL) -> ProbeRow:
         return next(r for r in self.results
                     if (r.perturbation, r.config, r.data) == (perturbation, config, data))
 
 
+def needs_ncaq_row(inputs: str) -> bool:
+    """Whether NCAQ needs a probe of its own: only when the report's probe sees more than the options."""
+    setting = InputSetting.parse(inputs)
+    return setting.question or bool(setting.media)
+
+
 def scored_perturbations(inputs: str) -> list[Perturbation]:
-    """The perturbations a probe on ``inputs`` is scored under: dropping the question only matters to
-    a probe that sees it."""
-    sees_question = InputSetting.parse(inputs).question
-    return [p for p in PERTURBATIONS.values() if sees_question or p.replaces is not Target.question]
+    """The rows after ``original`` for a probe on ``inputs``, in the records' order."""
+    return [p for p in PERTURBATIONS.values() if not p.retrains or needs_ncaq_row(inputs)]
+
+
+def view(items: Sequence[MCQAItem], config: str) -> list[MCQAItem]:
+    """The items as the configuration sees them: A4 questions or A2 pairs."""
+    if config not in CONFIGS:
+        raise ValueError(f"config must be one of {', '.join(CONFIGS)}, not {config!r}")
+    return list(items) if config == "A4" else to_a2(items)
+
+
+def correct(scores: Sequence[np.ndarray], items: Sequence[MCQAItem], config: str) -> np.ndarray:
+    """Per item, whether it counts as answered: A4 by ``np.argmax`` (first wins ties), A2 only when the
+    correct option scores strictly higher than the other."""
+    if config == "A4":
+        return np.array([int(np.argmax(s)) == item.answer_idx for s, item in zip(scores, items)])
+    return np.array([bool(np.all(np.delete(s, item.answer_idx) < s[item.answer_idx]))
+                     for s, item in zip(scores, items)])
+
+
+def score_cell(backend: ProbeBackend, items: Sequence[MCQAItem], config: str, seed: int, name: str,
+               data: str = ORIGINAL, inputs: str = "") -> ProbeRow:
+    """Score already viewed (and perturbed) items; the interval resamples whole videos."""
+    hits = correct(backend.score(items), items, config)
+    return ProbeRow(perturbation=name, config=config, accuracy=float(hits.mean()),
+                    chance=float(np.mean([1 / len(item.options) for item in items])), n=len(items),
+                    ci95=cluster_bootstrap_ci(hits, [item.video for item in items], seed=seed), data=data,
+                    inputs=inputs)
 
 
 def evaluate(backend: ProbeBackend, items: Sequence[MCQAItem], perturbation: Perturbation | str | None,
-             config: str, seed: int, data: str = ORIGINAL) -> ProbeRow:
-    """Score one cell: perturb the items (A2: their binary pairs), pick each item's top option.
+             config: str, seed: int, data: str = ORIGINAL, inputs: str = "") -> ProbeRow:
+    """Score one cell of a trained backend: view the items in ``config``, perturb them, score.
 
     ``perturbation``: a record, the name of one, or None / ``original`` for the items as they are.
+    NCAQ is no perturbation of the eval set: ``run_probe`` scores it with an options-only probe.
     """
     if isinstance(perturbation, str):
         perturbation = None if perturbation == ORIGINAL else PERTURBATIONS[perturbation]
-    base = list(items) if config == "A4" else to_a2(items)
+    if perturbation is not None and perturbation.retrains:
+        raise ValueError(f"{perturbation.name} is scored by a probe trained on the options only (run_probe)")
+    base = view(items, config)
     if perturbation is not None:
         base = perturb(base, perturbation, seed=seed).items
-    scores = backend.score(base)
-    correct = np.array([int(np.argmax(s)) == item.answer_idx for s, item in zip(scores, base)])
-    return ProbeRow(
-        perturbation=perturbation.name if perturbation else ORIGINAL, config=config, accuracy=float(correct.mean()),
-        chance=float(np.mean([1 / len(item.options) for item in base])), n=len(base),
-        ci95=cluster_bootstrap_ci(correct, [item.video for item in base], seed=seed), data=data)
+    return score_cell(backend, base, config, seed, perturbation.name if perturbation else ORIGINAL, data, inputs)
 
 
 def _progress() -> Progress:
@@ -91,32 +155,56 @@ def _progress() -> Progress:
 
 def run_probe(backend: ProbeBackend, train: Sequence[MCQAItem], eval_items: Sequence[MCQAItem], inputs: str,
               seed: int = 0, names: tuple[str, str] = ("train", "eval"), probe_name: str = "") -> ProbeReport:
-    """Train ``backend`` on ``train`` and fill the perturbation table on ``eval_items``."""
-    cells: list[Perturbation | None] = [None, *scored_perturbations(inputs)]
+    """Fill the perturbation table on ``eval_items`` (see the module docstring for which probe fills which row).
+
+    ``backend`` is refitted from scratch for each probe; it is left trained on the A4 questions with
+    ``inputs`` (the probe of the ``original`` A4 row, e.g. for the t-SNE figure).
+    """
+    inputs = InputSetting.parse(inputs).name
+    options = [p for p in scored_perturbations(inputs) if not p.retrains]
+    ncaq = next((p for p in scored_perturbations(inputs) if p.retrains), None)
     report = ProbeReport(inputs, probe_name or backend.name, seed, names[0], names[1], len(train), len(eval_items))
+    rows: dict[tuple[str, str], ProbeRow] = {}
+    fits = [(config, OPTIONS_ONLY) for config in CONFIGS if ncaq] + [("A2", inputs), ("A4", inputs)]
     with _progress() as progress:
-        task = progress.add_task(f"training {report.probe} on {len(train)} questions",
-                                 total=1 + len(cells) * len(CONFIGS))
-        backend.fit(train, inputs, seed)
-        progress.advance(task)
-        for config in CONFIGS:
-            for cell in cells:
-                progress.update(task, description=f"scoring {cell.name if cell else ORIGINAL} {config}")
-                report.results.append(evaluate(backend, eval_items, cell, config, seed))
-                progress.advance(task)
+        task = progress.add_task(f"{report.probe}", total=len(fits))
+        for config, seen in fits:
+            progress.update(task, description=f"training and scoring {report.probe} on {seen} ({config})")
+            backend.fit(view(train, config), seen, seed)
+            if seen != inputs:
+                rows[ncaq.name, config] = score_cell(backend, view(eval_items, config), config, seed, ncaq.name,
+                                                     inputs=seen)
+            else:
+                for cell in [None, *options]:
+                    row = evaluate(backend, eval_items, cell, config, seed, inputs=seen)
+                    rows[row.perturbation, config] = row
+            progress.advance(task)
+    order = [ORIGINAL, *(p.name for p in scored_perturbations(inputs))]
+    report.results = [rows[name, config] for config in CONFIGS for name in order]
     return report
 
 
 def debiased_rows(backend: ProbeBackend, train: Sequence[MCQAItem], eval_items: Sequence[MCQAItem],
-                  inputs: str, seed: int = 0) -> list[ProbeRow]:
-    """Retrain ``backend`` from scratch on DeSIQ_d(train) and score DeSIQ_d(eval) in A4 and A2.
+                  inputs: str, seed: int = 0, variants: Sequence[str] = DEBIASED) -> list[ProbeRow]:
+    """For each DeSIQ split: retrain ``backend`` from scratch on the rebuild of ``train`` (A4, and A2 pairs)
+    and score the rebuild of ``eval_items``.
 
-    Every distractor there is another question's correct answer, so an answer-only probe should
-    fall to chance.
+    Every distractor there is another question's correct answer, so a probe that sees the options only
+    should fall to chance; one that sees the question may still match question and answer (the
+    verdict of each row says which happened).
     """
-    marker = SPLITS[DEBIASED].marker or DEBIASED
+    inputs = InputSetting.parse(inputs).name
+    out = []
     with _progress() as progress:
-        progress.add_task(f"training and scoring on {SPLITS[DEBIASED].name}", total=None)
-        backend.fit(build_split(train, DEBIASED, seed).items, inputs, seed)
-        rebuilt = build_split(eval_items, DEBIASED, seed + 1).items
-        return [evaluate(backend, rebuilt, None, config, seed, data=marker) for config in CONFIGS]
+        task = progress.add_task("DeSIQ splits", total=len(variants) * len(CONFIGS))
+        for variant in variants:
+            split = SPLITS[variant]
+            rebuilt_train = build_split(train, variant, seed).items
+            rebuilt_eval = build_split(eval_items, variant, seed + 1).items
+            for config in CONFIGS:
+                progress.update(task, description=f"training and scoring on {split.name} ({config})")
+                backend.fit(view(rebuilt_train, config), inputs, seed)
+                out.append(evaluate(backend, rebuilt_eval, None, config, seed, data=split.marker or variant,
+                                    inputs=inputs))
+                progress.advance(task)
+    return out

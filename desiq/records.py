@@ -34,6 +34,12 @@ class MCQAItem:
     answer_idx: int | None
     option_kinds: tuple[str, ...] = ()
     ts: str = ""
+    source: str = ""
+
+    @property
+    def question_key(self) -> str:
+        """The question this item asks: its own id, or for an A2 pair the id of its A4 question."""
+        return self.source or self.id
 
     @property
     def labelled(self) -> bool:
@@ -68,5 +74,5 @@ def to_a2(items: Sequence[MCQAItem]) -> list[MCQAItem]:
             opts = (correct, item.options[j]) if first else (item.options[j], correct)
             kinds = (kind, item.option_kinds[j]) if first else (item.option_kinds[j], kind)
             pairs.append(MCQAItem(f"{item.id}#{j}", f"{item.qid}#{j}", item.video, item.question, opts,
-                                  0 if first else 1, kinds, item.ts))
+                                  0 if first else 1, kinds, item.ts, item.question_key))
     return pairs

@@ -125,3 +125,38 @@ def build_tiny_t5(folder: Path, corpus: list[str], seed: int = 0, d_model: int =
     T5ForConditionalGeneration(config).save_pretrained(folder)
     fast.save_pretrained(folder)
     return folder
+
+
+def build_tiny_bert(folder: Path, corpus: list[str], seed: int = 0, hidden: int = 48) -> Path:
+    """A two-layer BERT encoder with a word-level tokenizer trained on ``corpus`` that adds [CLS] and [SEP],
+    as BERT's does."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
+    tok = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train_from_iterator(corpus, trainers.WordLevelTrainer(special_tokens=specials, show_progress=False))
+    tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[
+        ("[CLS]", tok.token_to_id("[CLS]")), ("[SEP]", tok.token_to_id("[SEP]"))])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
+                                   sep_token="[SEP]")
+    config = BertConfig(vocab_size=len(fast), hidden_size=hidden, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=2 * hidden, max_position_embeddings=512, pad_token_id=fast.pad_token_id)
+    torch.manual_seed(seed)
+    BertModel(config).save_pretrained(folder)
+    fast.save_pretrained(folder)
+    return folder
+
+
+def build_tiny_vit(folder: Path, seed: int = 0, hidden: int = 40) -> Path:
+    """A two-layer ViT (32-pixel images, 8-pixel patches: 17 tokens) and its image processor."""
+    from transformers import ViTConfig, ViTImageProcessor, ViTModel
+
+    torch.manual_seed(seed)
+    config = ViTConfig(hidden_size=hidden, num_hidden_layers=2, num_attention_heads=2, intermediate_size=2 * hidden,
+                       image_size=32, patch_size=8)
+    ViTModel(config).save_pretrained(folder)
+    ViTImageProcessor(size={"height": 32, "width": 32}).save_pretrained(folder)
+    return folder

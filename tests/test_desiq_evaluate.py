@@ -39,8 +39,8 @@ def env(tmp_path_factory):
     qa = d / "all.jsonl"
     write_siq2(qa, items)
     t5 = build_tiny_t5(d / "t5", [f"question: {x.question} answer: " + " ".join(x.options) for x in items])
-    train = _desiq("train", "--data", str(qa), "--inputs", "q+a", "--backbone", str(t5), "--out", str(d / "model"),
-                   "--epochs", "1", "--lr", "1e-3", "--seed", "0")
+    train = _desiq("train", "--architecture", "ours", "--data", str(qa), "--inputs", "q+a", "--backbone", str(t5),
+                   "--out", str(d / "model"), "--epochs", "1", "--lr", "1e-3", "--seed", "0")
     assert train.returncode == 0, train.stderr
     assert "q+a A4: dev A4" in train.stdout  # the result on stdout, the note on stderr
     metrics = json.loads((d / "model" / "metrics.json").read_text())

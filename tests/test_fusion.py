@@ -40,7 +40,7 @@ def env(tmp_path_factory):
 def _config(env, inputs, **kw) -> FusionConfig:
     settings = dict(lr=1e-3, epochs=4, patience=3, batch_size=8, seed=0)
     settings.update(kw)
-    encoders = default_encoders(str(env["oc"]), None, num_frames=4)
+    encoders = default_encoders(str(env["oc"]), None, num_frames=4, audio_model="logmel")
     return FusionConfig(str(env["t5"]), inputs, encoders=encoders, **settings)
 
 
@@ -131,9 +131,10 @@ def damaged(env):
     (root / "transcript" / f"{second}.vtt").unlink()
     model = env["dir"] / "model"
     result = CliRunner().invoke(app, [
-        "train", "--data", str(root), "--inputs", "q+a+t+v+s", "--backbone", str(env["t5"]), "--out", str(model),
-        "--epochs", "1", "--seed", "0", "--lr", "1e-3", "--video-encoder", str(env["oc"]), "--video-pretrained",
-        "none", "--num-frames", "4", "--cache-dir", str(env["cache"].root)])
+        "train", "--architecture", "ours", "--audio-encoder", "logmel", "--data", str(root), "--inputs", "q+a+t+v+s",
+        "--backbone", str(env["t5"]), "--out", str(model), "--epochs", "1", "--seed", "0", "--lr", "1e-3",
+        "--video-encoder", str(env["oc"]), "--video-pretrained", "none", "--num-frames", "4",
+        "--cache-dir", str(env["cache"].root)])
     assert result.exit_code == 0, result.output
     n_first = sum(x.video == first for x in env["train"])
     n_second = sum(x.video == second for x in env["val"])
@@ -173,9 +174,13 @@ def test_fusion_probe_command_runs_end_to_end_with_a_local_backbone(env, tmp_pat
     report = json.loads((out / "probe.json").read_text())
     assert (report["probe"], report["inputs"], report["n_eval"]) == ("fusion", "a+t", len(env["val"]))
     cells = {(r["data"], r["perturbation"], r["config"]): r for r in report["results"]}
-    expected = {("original", p, c) for p in ("original", "RIWI", "RIWA", "RAWI", "RAWA") for c in ("A4", "A2")}
-    assert cells.keys() == expected | {("desiq_d", "original", "A4"), ("desiq_d", "original", "A2")}
+    expected = {("original", p, c) for p in ("original", "NCAQ", "RIWI", "RIWA", "RAWI", "RAWA") for c in ("A4", "A2")}
+    splits = {(d, "original", c) for d in ("desiq_d", "desiq_s") for c in ("A4", "A2")}
+    assert cells.keys() == expected | splits
     assert cells["original", "original", "A2"]["n"] == 3 * cells["original", "original", "A4"]["n"]
+    # NCAQ: a fusion model trained and scored on the options only, no transcript
+    assert {r["inputs"] for r in report["results"] if r["perturbation"] == "NCAQ"} == {"a"}
+    assert {r["inputs"] for r in report["results"] if r["perturbation"] != "NCAQ"} == {"a+t"}
     assert (out / "sample" / "transcript" / f"{env['val'][0].video}.vtt").is_file()
 
 
@@ -218,9 +223,10 @@ def test_two_process_training_and_evaluation(damaged, env, tmp_path):
     for folder in ("video", "audio", "transcript"):
         (root / folder).symlink_to(damaged_root / folder, target_is_directory=True)
     model, cache = tmp_path / "model", str(env["cache"].root)
-    train = ["train", "--data", str(root), "--inputs", "q+a+t+v+s", "--backbone", str(env["t5"]), "--out", str(model),
-             "--epochs", "1", "--seed", "0", "--lr", "1e-3", "--video-encoder", str(env["oc"]), "--video-pretrained",
-             "none", "--num-frames", "4", "--cache-dir", cache]
+    train = ["train", "--architecture", "ours", "--audio-encoder", "logmel", "--data", str(root), "--inputs",
+             "q+a+t+v+s", "--backbone", str(env["t5"]), "--out", str(model), "--epochs", "1", "--seed", "0",
+             "--lr", "1e-3", "--video-encoder", str(env["oc"]), "--video-pretrained", "none", "--num-frames", "4",
+             "--cache-dir", cache]
     evaluate = ["evaluate", "--model", str(model), "--data", str(root), "--split", "val", "--cache-dir", cache,
                 "--batch-size", "5"]
     launched = _launch([train, [*evaluate, "--out", str(tmp_path / "two")]], tmp_path)

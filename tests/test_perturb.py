@@ -147,3 +147,40 @@ def test_partner_scope_errors_are_clear():
         perturb(items, "RIWI")
     with pytest.raises(KeyError, match="unknown perturbation 'SWAP'; known: NCAQ, RIWI"):
         perturb(items, "SWAP")
+
+
+@pytest.mark.parametrize("record", OPTION_PERTURBATIONS, ids=lambda p: p.name)
+def test_an_a2_partner_never_comes_from_the_same_question(items, record):
+    """A2 pairs of one question share the question and its options: every replacement must come from another
+    question (before, a sibling pair could lend its distractor under RIWI / RAWI)."""
+    base = items[:400]
+    pairs = to_a2(base)
+    source = {item.id: item for item in base}
+    pool = defaultdict(set)
+    for item in base:
+        for i in (item.incorrect_idx if record.pool is Pool.partner_distractor else (item.answer_idx,)):
+            pool[item.options[i]].add(item.id)
+    for seed in range(3):
+        for before, after in zip(pairs, perturb(pairs, record, seed=seed).items):
+            own = source[before.source]
+            for i in range(2):
+                if after.options[i] != before.options[i]:
+                    assert pool[after.options[i]] - {own.id}, (before.id, after.options[i])
+
+
+def test_a2_partners_by_hand():
+    """Two questions of one video, three pairs each: under RIWI every pair of q1 must take a distractor of q2,
+    and the reverse."""
+    from desiq.records import MCQAItem
+
+    q1 = MCQAItem("q1@0", "q1", "v", "Why?", ("a1", "x1", "y1", "z1"), 0, ("corr", "matched", "matched", "rewrite"))
+    q2 = MCQAItem("q2@1", "q2", "v", "How?", ("a2", "x2", "y2", "z2"), 0, ("corr", "matched", "matched", "rewrite"))
+    pairs = to_a2([q1, q2])
+    assert [p.question_key for p in pairs] == ["q1@0"] * 3 + ["q2@1"] * 3
+    for seed in range(20):
+        out = perturb(pairs, "RIWI", seed=seed).items
+        for p in out:
+            wrong = p.options[1 - p.answer_idx]
+            assert wrong in ({"x2", "y2", "z2"} if p.question_key == "q1@0" else {"x1", "y1", "z1"})
+    with pytest.raises(ValueError, match="at least two questions"):
+        perturb(to_a2([q1]), "RIWI")  # three pairs, one question: no partner at all

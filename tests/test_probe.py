@@ -54,9 +54,11 @@ def test_question_and_answer_probe_adds_ncaq_row():
     assert all(r.n == len(val) for r in report.results if r.config == "A4")
     n_pairs = sum(len(item.options) - 1 for item in val)  # one A2 pair per incorrect option
     assert all(r.n == n_pairs for r in report.results if r.config == "A2")
+    assert {r.inputs for r in report.results if r.perturbation == "NCAQ"} == {"a"}
+    assert {r.inputs for r in report.results if r.perturbation != "NCAQ"} == {"q+a"}
 
 
-@pytest.mark.parametrize("probe", [name for name, entry in PROBES.items() if not entry.media])
+@pytest.mark.parametrize("probe", [name for name, entry in PROBES.items() if not entry.media and entry.trains])
 def test_media_inputs_are_refused_by_text_probes(probe):
     with pytest.raises(ValueError, match="--probe fusion"):
         make_probe(probe).fit(sample_items("train"), "a+t", 0)
@@ -66,14 +68,15 @@ def test_a_new_perturbation_record_is_a_new_table_row(monkeypatch):
     """One record is all a perturbation needs: it is scored, and its row says what a sound dataset gives."""
     from desiq.perturbations import Direction, Perturbation, Pool, Target
 
-    record = Perturbation("RIWX", Target.incorrect, Pool.partner_distractor, "riwx", Direction.original, "(test)")
+    record = Perturbation("RIWX", Target.incorrect, Pool.partner_distractor, "riwx", Direction.original,
+                          Direction.original, "test")
     monkeypatch.setitem(PERTURBATIONS._entries, record.name, record)
     items = sample_items("val")
     report = run_probe(make_probe("tfidf-linear"), sample_items("train"), items, "a", seed=0)
     row = report.get("RIWX")
     assert row.n == len(items)
     assert f"| RIWX | {100 * report.get('RIWX', 'A2').accuracy:.2f}" in probe_markdown(report)
-    assert "| about the original (test) |" in probe_markdown(report)
+    assert "| about the original (test) | about the original |" in probe_markdown(report)
 
 
 def test_accuracy_and_chance_of_one_cell_by_hand():
@@ -135,7 +138,10 @@ def test_probe_outputs_follow_the_contract(tmp_path):
         assert set(r) >= {"perturbation", "config", "accuracy", "chance", "n", "ci95"}
         assert r["ci95"][0] <= r["accuracy"] <= r["ci95"][1]
     md = (tmp_path / "probe.md").read_text()
-    assert "| setting | A2 | A4 |" in md and "| RAWA |" in md and "DeSIQ_d" in md
+    assert "| setting | A2 | A4 | verdict A2 | verdict A4 |" in md and "| RAWA |" in md
+    assert "| DeSIQ_d (retrained) |" in md and "| DeSIQ_s (retrained) |" in md
+    assert {r["data"] for r in data["results"]} == {"original", "desiq_d", "desiq_s"}
+    assert all(r["verdict"].split(":")[0] in ("above chance", "at chance", "below chance") for r in data["results"])
     assert (tmp_path / "tsne.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -149,3 +155,120 @@ def test_readme_main_job_shows_bias_and_its_removal(tmp_path):
     assert original["ci95"][0] > original["chance"]  # biased, beyond the interval
     assert acc["desiq_d", "original", "A4"]["accuracy"] < original["accuracy"] - 0.12
     assert "biased" in run.stdout
+
+
+class Spy:
+    """Scores every option 0 and records what each fit saw."""
+
+    name = "spy"
+
+    def __init__(self):
+        self.fits = []
+
+    def fit(self, items, inputs, seed):
+        self.fits.append((inputs, len(items), {len(x.options) for x in items}))
+
+    def score(self, items):
+        return [np.zeros(len(x.options)) for x in items]
+
+
+def test_ncaq_is_a_probe_trained_and_tested_on_the_options_only():
+    train, val = sample_items("train"), sample_items("val")
+    spy = Spy()
+    run_probe(spy, train, val, "q+a", seed=0)
+    # NCAQ A4 and A2 probes see the options only; the A4 probe of the original row is fitted last
+    assert spy.fits == [("a", len(train), {4}), ("a", 3 * len(train), {2}), ("q+a", 3 * len(train), {2}),
+                        ("q+a", len(train), {4})]
+    with_question = run_probe(make_probe("tfidf-linear"), train, val, "q+a", seed=0)
+    options_only = run_probe(make_probe("tfidf-linear"), train, val, "a", seed=0)
+    for config in ("A4", "A2"):
+        ncaq, reference = with_question.get("NCAQ", config), options_only.get("original", config)
+        assert (ncaq.accuracy, ncaq.ci95, ncaq.n) == (reference.accuracy, reference.ci95, reference.n)
+    assert "NCAQ" not in {r.perturbation for r in options_only.results}  # there the original row is NCAQ
+    assert "| original (= NCAQ: options only) |" in probe_markdown(options_only)
+    assert "| NCAQ (probe retrained on options only) |" in probe_markdown(with_question)
+    with pytest.raises(ValueError, match="options only"):
+        evaluate(make_probe("tfidf-linear"), val, "NCAQ", "A4", seed=0)
+
+
+def test_a2_counts_ties_as_wrong_and_a4_takes_the_first_top_option():
+    val = sample_items("val")
+    report = run_probe(Spy(), sample_items("train"), val, "a", seed=0)
+    # hand-worked: every option scores 0, so A4 picks option 0 (np.argmax) and no A2 pair is strictly won
+    assert report.get("original", "A4").accuracy == pytest.approx(np.mean([x.answer_idx == 0 for x in val]))
+    assert all(r.accuracy == 0.0 for r in report.results if r.config == "A2")
+
+
+def test_a2_rows_come_from_a_probe_trained_on_pairs():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    from desiq.records import to_a2
+
+    train, val = sample_items("train"), sample_items("val")
+    report = run_probe(make_probe("tfidf-linear"), train, val, "a", seed=0)
+    pairs, held = to_a2(train), to_a2(val)
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
+    vectorizer.fit([o for x in pairs for o in x.options])
+    labels = [k == x.answer_idx for x in pairs for k in range(2)]
+    model = LogisticRegression(C=4.0, max_iter=2000, random_state=0)
+    model.fit(vectorizer.transform([o for x in pairs for o in x.options]), labels)
+    scores = model.decision_function(vectorizer.transform([o for x in held for o in x.options])).reshape(-1, 2)
+    strict = [s[x.answer_idx] > s[1 - x.answer_idx] for s, x in zip(scores, held)]
+    assert report.get("original", "A2").accuracy == pytest.approx(np.mean(strict))
+
+
+def test_expected_direction_is_what_the_paper_found():
+    """Table 3 of the paper (T5-small, v1 dev, A2 / A4) against the original 100% and chance 50% / 25%:
+    RIWI and RAWA stay near the original, RIWA and RAWI fall to chance."""
+    found = {"RIWI": (97.37, 99.97), "RIWA": (50.21, 25.03), "RAWI": (49.93, 23.76), "RAWA": (97.25, 100.0)}
+    for name, (a2, a4) in found.items():
+        near_chance = abs(a2 - 50) < 3 and abs(a4 - 25) < 3
+        direction = "about the original" if min(a2, a4) > 90 else "chance" if near_chance else "?"
+        assert PERTURBATIONS[name].bias.value == direction
+        assert PERTURBATIONS[name].expected.startswith(direction) and f"{a2}%" in PERTURBATIONS[name].expected
+    # what the paper expects of a sound dataset (section 2): RIWI and RIWA as the original, RAWI and RAWA worse
+    assert [PERTURBATIONS[n].sound.value for n in found] == ["about the original", "about the original", "chance",
+                                                             "chance"]
+    md = probe_markdown(run_probe(make_probe("tfidf-linear"), sample_items("train"), sample_items("val"), "a"))
+    for name in found:
+        row = next(line for line in md.splitlines() if line.startswith(f"| {name} |"))
+        assert row.split(" | ")[5].startswith(PERTURBATIONS[name].bias.value)
+
+
+def test_verdicts_come_from_the_interval_never_from_the_row_name():
+    from desiq.probe import ProbeRow
+
+    assert ProbeRow("RIWA", "A4", 0.40, 0.25, 100, (0.31, 0.49)).verdict == "above chance: [31.0, 49.0] excludes 25%"
+    assert ProbeRow("RIWI", "A4", 0.27, 0.25, 100, (0.20, 0.35)).verdict == "at chance: [20.0, 35.0] includes 25%"
+    assert ProbeRow("x", "A2", 0.30, 0.50, 100, (0.22, 0.41)).verdict == "below chance: [22.0, 41.0] excludes 50%"
+    train, val = sample_items("train"), sample_items("val")
+    backend = make_probe("tfidf-linear")
+    report = run_probe(backend, train, val, "q+a", seed=0)
+    report.results += debiased_rows(backend, train, val, "q+a", seed=0)
+    md = probe_markdown(report)
+    for data in ("desiq_d", "desiq_s"):  # both splits, side by side, each with its own verdict
+        for config in ("A4", "A2"):
+            row = report.get("original", config, data)
+            assert row.verdict in md
+            assert row.verdict.startswith("above chance") == (row.ci95[0] > row.chance)
+    # on the sample, question words give the answer away on DeSIQ_d: the table must say so
+    assert report.get("original", "A4", "desiq_d").ci95[0] > 0.25
+    assert "DeSIQ_d, A4: above chance" in md
+
+
+@needs_real_data
+def test_question_and_answer_probe_stays_above_chance_on_both_real_desiq_splits():
+    """SPEC: a TF-IDF q+a logistic regression on the real training questions split 80/20 by video scores 39.7% on
+    DeSIQ_d and 36.7% on DeSIQ_s (chance 25%); the table must call both above chance. Our probe adds the
+    question-option word overlap as features, so it matches question and answer at least as well (62.2% and
+    49.6% at seed 0)."""
+    train, held = split_by_video(read_mcqa(REAL_SIQ2))
+    backend = make_probe("tfidf-linear")
+    report = run_probe(backend, train, held, "q+a", seed=0)
+    report.results += debiased_rows(backend, train, held, "q+a", seed=0)
+    md = probe_markdown(report)
+    for data, name, spec in (("desiq_d", "DeSIQ_d", 0.397), ("desiq_s", "DeSIQ_s", 0.367)):
+        row = report.get("original", "A4", data)
+        assert row.accuracy >= spec - 0.03 and row.verdict.startswith("above chance")
+        assert f"{name}, A4: above chance" in md

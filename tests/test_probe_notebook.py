@@ -10,5 +10,6 @@ def test_probe_notebook_executes(tmp_path):
     text = printed(nb)
     assert "original A4: accuracy" in text and "DeSIQ_d" in text
     report = json.loads((tmp_path / "runs/probe-notebook/probe.json").read_text())
-    assert {r["data"] for r in report["results"]} == {"original", "desiq_d"}
+    assert {r["data"] for r in report["results"]} == {"original", "desiq_d", "desiq_s"}
+    assert all(r["verdict"].startswith(("above chance", "at chance", "below chance")) for r in report["results"])
     assert (tmp_path / "runs/probe-notebook/tsne.png").exists()

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from desiq.commands.options import CacheDir, Config, Data, OptionPerturbKind, Split, perturbation_help
+from desiq.fusion.architecture import AUDIO_ENCODER, DEFAULTS, TEXT_ENCODER, Architecture
 from mmsoc.core.cli import BatchSize, Seed, commands, note
 
 app = commands()
@@ -27,31 +28,47 @@ def train(
                                                 "and tokenizer, e.g. from `hf download google-t5/t5-small "
                                                 "--local-dir DIR`; its encoder is used.")],
     out: Annotated[Path, typer.Option(help="Model folder to write (backbone/, head, config, metrics.json).")],
+    architecture: Annotated[Architecture, typer.Option(
+        help="paper: the official DeSIQ Concat model (frozen BERT features of q, a and transcript through "
+             "Linear(768->512), frozen ViT frames and wav2vec2 audio, [q|t|v|s|a] through T5, segment ends, "
+             "sigmoid MLP head; its defects fixed, see desiq/fusion/architecture.py); ours: T5 fine-tuned over "
+             "the q/a tokens with pooled, masked media.")] = Architecture.paper,
     inputs: Annotated[str, typer.Option(help="Input setting: q question, a answer, t transcript, v video, "
-                                             "s audio, joined by '+'.")] = "q+a+t+v+s",
+                                             "s audio, joined by '+'; 'a' alone is the paper's NCAQ (options "
+                                             "only: no question, no media).")] = "q+a+t+v+s",
     config: Annotated[Config, typer.Option(help="A4: cross-entropy over the 4 options; A2: over "
                                                 "(correct, incorrect) pairs.")] = Config.A4,
-    epochs: Annotated[int, typer.Option(help="Maximum training epochs.")] = 10,
+    epochs: Annotated[int | None, typer.Option(help="Maximum training epochs (default 40 paper, 10 ours).")] = None,
     seed: Seed = 42,
     lr: Annotated[float, typer.Option(help="AdamW learning rate.")] = 1e-4,
-    batch_size: Annotated[int, typer.Option(help="Questions per training step (per process).")] = 8,
-    patience: Annotated[int, typer.Option(help="Stop after this many epochs without a better dev score.")] = 3,
-    video_encoder: Annotated[str, typer.Option(help="open_clip architecture, open_clip folder, or hf:ID / "
-                                                    "transformers CLIP folder for frames.")] = "ViT-B-32",
-    video_pretrained: Annotated[str, typer.Option(help="open_clip pretrained tag or checkpoint file "
+    batch_size: Annotated[int | None, typer.Option(help="Questions per training step per process (default 1 "
+                                                        "paper, 8 ours).")] = None,
+    patience: Annotated[int | None, typer.Option(help="paper: stop after more than this many dev decreases in a "
+                                                      "row (default 4, the official rule); ours: after this many "
+                                                      "epochs without a better dev score (default 3).")] = None,
+    video_encoder: Annotated[str | None, typer.Option(help="paper: transformers ViT id or folder (default "
+                                                           f"{DEFAULTS[Architecture.paper].video_encoder}); ours: "
+                                                           "open_clip architecture, open_clip folder, or hf:ID / "
+                                                           "transformers CLIP folder (default ViT-B-32).")] = None,
+    video_pretrained: Annotated[str, typer.Option(help="ours: open_clip pretrained tag or checkpoint file "
                                                        "('none': random weights).")] = "openai",
-    num_frames: Annotated[int, typer.Option(help="Frames sampled uniformly from each video.")] = 8,
-    audio_encoder: Annotated[str, typer.Option(help="'logmel' or a transformers speech encoder id/folder "
-                                                    "(wav2vec2-style).")] = "logmel",
-    text_encoder: Annotated[str, typer.Option(help="Sentence encoder of transcript cues (id or folder; "
-                                                   "'default': the shipped all-MiniLM-L6-v2).")] = "default",
-    max_tokens: Annotated[int, typer.Option(help="Feature positions per modality (longer sequences are "
+    num_frames: Annotated[int | None, typer.Option(help="paper: the first N frames at one per second (default 60); "
+                                                        "ours: N frames sampled uniformly (default 8).")] = None,
+    audio_encoder: Annotated[str, typer.Option(help="A transformers speech encoder id or folder (wav2vec2-style, "
+                                                    f"default {AUDIO_ENCODER} as the paper), or 'logmel' (log-mel "
+                                                    "features, no pretrained model).")] = AUDIO_ENCODER,
+    text_encoder: Annotated[str | None, typer.Option(help="paper: the frozen BERT-style encoder of question, "
+                                                          f"options and transcript (default {TEXT_ENCODER}); ours: "
+                                                          "the sentence encoder of transcript cues (default: the "
+                                                          "shipped all-MiniLM-L6-v2).")] = None,
+    max_tokens: Annotated[int, typer.Option(help="ours: feature positions per modality (longer sequences are "
                                                  "average-pooled).")] = 16,
     cache_dir: CacheDir = None,
 ) -> None:
     """Train the T5-fusion model with early stopping on the dev questions; write the model and metrics.json."""
     from desiq.data import hold_out_videos, qa_data
     from desiq.fusion import FusionConfig, default_encoders, fusion_accelerator, train_fusion
+    from desiq.fusion.paper_media import paper_encoders
     from mmsoc.core.io import write_json
     from mmsoc.media import FeatureCache
 
@@ -62,22 +79,34 @@ def train(
         train_data = qa_data(data)
         train_items, dev_items = hold_out_videos(train_data.items(), DEV_FRACTION, seed)
     train_data.require_media(inputs)
-    encoders = default_encoders(video_encoder, None if video_pretrained.lower() == "none" else video_pretrained,
-                                num_frames, audio_encoder, text_encoder)
-    cfg = FusionConfig(backbone, inputs, config.value, encoders, max_tokens=max_tokens, lr=lr, epochs=epochs,
-                       batch_size=batch_size, patience=patience, seed=seed)
+    d = DEFAULTS[architecture]
+    if architecture is Architecture.paper:
+        encoders = paper_encoders(text_encoder or d.text_encoder, video_encoder or d.video_encoder,
+                                  num_frames or d.num_frames, audio_encoder)
+    else:
+        encoders = default_encoders(video_encoder or d.video_encoder,
+                                    None if video_pretrained.lower() == "none" else video_pretrained,
+                                    num_frames or d.num_frames, audio_encoder, text_encoder or d.text_encoder)
+    cfg = FusionConfig(backbone, inputs, config.value, encoders, max_tokens=max_tokens, lr=lr,
+                       epochs=epochs or d.epochs, batch_size=batch_size or d.batch_size,
+                       patience=d.patience if patience is None else patience, seed=seed,
+                       architecture=architecture.value,
+                       text_encoder=(text_encoder or d.text_encoder) if architecture is Architecture.paper else None)
+    if cfg.inputs == "a":
+        note("inputs a: the options only (no question, no transcript, video or audio), the paper's NCAQ")
     accelerator = fusion_accelerator()
     scorer, dev, features = train_fusion(train_items, dev_items, train_data.media_root, cfg, FeatureCache(cache_dir),
                                          accelerator, progress=True)
     if accelerator.is_main_process:
         scorer.save(out)
         metrics = {"dev": {"A4": dev["A4"], "A2": dev["A2"]}, "inputs": cfg.inputs, "config": cfg.config,
+                   "architecture": cfg.architecture,
                    "missing": features.missing_counts(train_items + dev_items), "best_epoch": dev["epoch"],
                    "history": dev["history"], "n_train": len(train_items), "n_dev": len(dev_items),
                    "processes": accelerator.num_processes}
         write_json(out / "metrics.json", metrics)
         typer.echo(f"{cfg.inputs} {cfg.config}: dev A4 {dev['A4']:.4f}, A2 {dev['A2']:.4f} (epoch {dev['epoch']}); "
-                   f"missing {metrics['missing']}")
+                   f"missing {metrics['missing']}; architecture {cfg.architecture}")
         note(f"wrote {out}")
     accelerator.wait_for_everyone()  # every process returns once the model is on disk
 

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from desiq.commands.options import Split
+from desiq.fusion.architecture import AUDIO_ENCODER, Architecture
 from desiq.probes import PROBES
 from mmsoc.core.cli import Seed, commands, note
 
@@ -27,7 +28,8 @@ def probe(
                                                    "Without --data and --train/--eval: the embedded sample.")] = None,
     split: Split = None,
     train: Annotated[Path | None, typer.Option(help="Training QA file (with --eval, instead of --data).")] = None,
-    eval_file: Annotated[Path | None, typer.Option("--eval", help="QA file to score (with --train).")] = None,
+    eval_file: Annotated[Path | None, typer.Option("--eval", help="QA file to score (with --train; alone with "
+                                                                  "--probe heuristics).")] = None,
     inputs: Annotated[ProbeInputs, typer.Option(help="What the probe sees: a = options only (NCAQ), q+a; "
                                                      "media settings (a+t, ...) need --probe fusion.")] = ProbeInputs.a,
     probe: Annotated[ProbeName, typer.Option(help=PROBE_HELP)] = ProbeName("embed-linear"),
@@ -38,10 +40,23 @@ def probe(
     epochs: Annotated[int, typer.Option(help="Training epochs for --probe t5/fusion.")] = 3,
     media_root: Annotated[Path | None, typer.Option(help="Social-IQ folder with video/, audio/, transcript/ "
                                                          "(--probe fusion with --train/--eval).")] = None,
-    debiased: Annotated[bool, typer.Option(help="Also retrain and score on DeSIQ_d rebuilds of both files.")] = True,
+    architecture: Annotated[Architecture, typer.Option(help="T5-fusion model of --probe t5/fusion: ours (default: "
+                                                            "T5 over the option tokens, closest to the paper's "
+                                                            "text-only NCAQ probe) or paper (the official Concat "
+                                                            "model over frozen text features).")] = Architecture.ours,
+    text_encoder: Annotated[str | None, typer.Option(help="Frozen text encoder of --architecture paper (id or "
+                                                          "folder; default bert-base-uncased).")] = None,
+    audio_encoder: Annotated[str, typer.Option(help="Audio encoder of --probe fusion with inputs ...+s: a "
+                                                    "wav2vec2-style id or folder, or 'logmel' (no pretrained "
+                                                    "model).")] = AUDIO_ENCODER,
+    debiased: Annotated[bool, typer.Option(help="Also retrain and score on the DeSIQ_d and DeSIQ_s rebuilds of "
+                                                "both files.")] = True,
     tsne: Annotated[bool, typer.Option(help="Draw tsne.png of the eval options.")] = True,
 ) -> None:
-    """Can the dataset be solved without the video? Train a probe, score every perturbation."""
+    """Can the dataset be solved without the video? Train a probe, score every perturbation.
+
+    --probe heuristics needs no training: give --eval FILE (or --data, or nothing for the sample).
+    """
     from desiq.data import qa_data
     from desiq.formats import read_mcqa
     from desiq.inputs import InputSetting
@@ -51,6 +66,8 @@ def probe(
     from desiq.sample import sample_items, write_sample
     from mmsoc.core.io import UsageError
 
+    if not PROBES[probe.value].trains:
+        return _heuristics(out, data, split, train, eval_file, seed)
     if (train is None) != (eval_file is None):
         raise UsageError("give both --train and --eval, or neither")
     if split is not None and data is None:
@@ -70,7 +87,8 @@ def probe(
         train_items, eval_items, names = sample_items("train"), sample_items("val"), ("sample train", "sample val")
         if PROBES[probe.value].media and InputSetting.parse(inputs.value).media and media_root is None:
             media_root = write_sample(out / "sample")
-    backend = make_probe(probe.value, backbone=backbone, encoder=encoder, epochs=epochs, media_root=media_root)
+    backend = make_probe(probe.value, backbone=backbone, encoder=encoder, epochs=epochs, media_root=media_root,
+                         architecture=architecture.value, text_encoder=text_encoder, audio_encoder=audio_encoder)
     report = run_probe(backend, train_items, eval_items, inputs.value, seed=seed, names=names, probe_name=probe.value)
     if tsne:  # drawn from the probe trained on the original data, before any retraining
         tsne_figure(backend, eval_items, out / "tsne.png", seed=seed)
@@ -79,3 +97,31 @@ def probe(
     write_probe_outputs(report, out)
     typer.echo(probe_markdown(report))
     note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))
+
+
+def _heuristics(out: Path, data: Path | None, split: str | None, train: Path | None, eval_file: Path | None,
+                seed: int) -> None:
+    """``--probe heuristics``: score the shortcuts on one file, no training."""
+    from desiq.data import qa_data
+    from desiq.formats import read_mcqa
+    from desiq.probes.heuristics import heuristics_markdown, run_heuristics, write_heuristics
+    from desiq.sample import sample_items
+    from mmsoc.core.io import UsageError
+
+    if train is not None:
+        note("note: --probe heuristics trains nothing; --train is not read")
+    if data is not None and eval_file is not None:
+        raise UsageError("give --data (a Social-IQ folder or QA file) or --eval, not both")
+    if split is not None and data is None:
+        raise UsageError("--split picks the evaluation file of a Social-IQ folder given as --data")
+    if eval_file is not None:
+        items, name = read_mcqa(eval_file), str(eval_file)
+    elif data is not None:
+        source = qa_data(data, split, default_split="val" if data.is_dir() else None)
+        items, name = source.items(), str(source.qa)
+    else:
+        items, name = sample_items("val"), "sample val"
+    report = run_heuristics(items, seed=seed, name=name)
+    write_heuristics(report, out)
+    typer.echo(heuristics_markdown(report))
+    note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +20,10 @@ def pool_tokens(array: np.ndarray, max_tokens: int) -> np.ndarray:
     if len(array) <= max_tokens:
         return array
     return np.stack([chunk.mean(axis=0) for chunk in np.array_split(array, max_tokens)])
+
+
+def _pool_to(max_tokens: int, modality: str, array: np.ndarray) -> np.ndarray:
+    return pool_tokens(array, max_tokens)
 
 
 @dataclass
@@ -49,8 +54,14 @@ class MediaFeatures:
 
 
 def extract(items: Sequence[MCQAItem], root: Path | None, encoders: dict[str, CachedEncoder],
-            max_tokens: int, batch_size: int = 16) -> MediaFeatures:
-    """Encode every video's media once (cache first); without ``root`` every modality is missing."""
+            pool: int | Callable[[str, np.ndarray], np.ndarray], batch_size: int = 16) -> MediaFeatures:
+    """Encode every video's media once (cache first); without ``root`` every modality is missing.
+
+    ``pool``: at most this many positions per medium (``pool_tokens``), or a function of (modality,
+    features) that pools them.
+    """
+    if isinstance(pool, int):
+        pool = functools.partial(_pool_to, pool)
     vids = sorted({item.video for item in items})
     out = MediaFeatures()
     for modality, encoder in encoders.items():
@@ -62,8 +73,8 @@ def extract(items: Sequence[MCQAItem], root: Path | None, encoders: dict[str, Ca
         for vid, result in zip(vids, encoder.encode_files(paths, batch_size=batch_size)):
             if isinstance(result, MediaError):
                 out.errors[modality][vid] = result.reason
-            elif result.size == 0:
+            elif result.size == 0 or (pooled := pool(modality, result)).size == 0:
                 out.errors[modality][vid] = "no features"
             else:
-                out.arrays[modality][vid] = pool_tokens(result, max_tokens)
+                out.arrays[modality][vid] = pooled
     return out

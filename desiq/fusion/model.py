@@ -1,4 +1,5 @@
-"""The T5-fusion option scorer: question/option tokens and projected media features in one T5 encoder."""
+"""Our T5-fusion option scorer (``--architecture ours``): question/option tokens and projected media features
+in one fine-tuned T5 encoder."""
 
 from __future__ import annotations
 
@@ -68,11 +69,13 @@ def option_text(question: str, option: str, use_question: bool) -> str:
 
 def collate(items: Sequence[MCQAItem], features: MediaFeatures, dims: dict[str, int], tokenizer,
             use_question: bool, max_text_len: int) -> dict:
-    """Tensors for every option of every item (items x options flattened, item by item)."""
+    """Tensors for every option of every item (items x options flattened, item by item): ``inputs`` (the
+    model's keyword arguments) and ``counts`` (options per item)."""
     texts = [option_text(item.question, option, use_question) for item in items for option in item.options]
     tokens = tokenizer(texts, padding=True, truncation=True, max_length=max_text_len, return_tensors="pt")
     repeat = [len(item.options) for item in items]
-    batch = {"input_ids": tokens["input_ids"], "attention_mask": tokens["attention_mask"], "media": {}}
+    inputs = {"input_ids": tokens["input_ids"], "attention_mask": tokens["attention_mask"], "media": {}}
+    index = torch.repeat_interleave(torch.arange(len(items)), torch.tensor(repeat))
     for modality, width in dims.items():
         arrays = [features.get(modality, item.video) for item in items]
         length = max([len(a) for a in arrays if a is not None], default=1)
@@ -81,7 +84,5 @@ def collate(items: Sequence[MCQAItem], features: MediaFeatures, dims: dict[str, 
         for k, array in enumerate(arrays):
             if array is not None:
                 values[k, :len(array)], mask[k, :len(array)] = array, 1
-        index = torch.repeat_interleave(torch.arange(len(items)), torch.tensor(repeat))
-        batch["media"][modality] = (torch.from_numpy(values)[index], torch.from_numpy(mask)[index])
-    batch["counts"] = repeat
-    return batch
+        inputs["media"][modality] = (torch.from_numpy(values)[index], torch.from_numpy(mask)[index])
+    return {"inputs": inputs, "counts": repeat}

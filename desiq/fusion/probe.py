@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from desiq.data import hold_out_videos
+from desiq.fusion.architecture import AUDIO_ENCODER, DEFAULTS, TEXT_ENCODER, Architecture
+from desiq.fusion.config import FusionConfig, default_encoders
 from desiq.fusion.features import MediaFeatures
-from desiq.fusion.runner import FusionConfig, FusionScorer, default_encoders, train_fusion
+from desiq.fusion.paper_media import paper_encoders
+from desiq.fusion.runner import FusionScorer, train_fusion
 from desiq.inputs import InputSetting
 from desiq.records import MCQAItem
 from mmsoc.media import EncoderSpec, FeatureCache
@@ -25,13 +27,18 @@ class FusionProbe:
     ``save_pretrained`` or ``hf download google-t5/t5-small --local-dir DIR`` writes), for machines
     without hub access. The defaults (AdamW at lr 1e-4, early stopping on the dev videos) are the
     paper's settings for a pretrained T5-small; a randomly initialised backbone needs a larger lr.
-    With ``media=False`` it takes the text settings only (``a``, ``q+a``).
+    With ``media=False`` it takes the text settings only (``a``, ``q+a``). ``architecture``: ``ours`` or
+    ``paper`` (``desiq.fusion.architecture``; ``text_encoder`` is the paper's frozen text encoder), with
+    the architecture's default media encoders unless ``encoders`` are given.
     """
 
     def __init__(self, backbone: str, media_root: Path | str | None = None, epochs: int = 10, lr: float = 1e-4,
                  batch_size: int = 8, patience: int = 3, dev_fraction: float = 0.2,
                  encoders: dict[str, EncoderSpec] | None = None, cache_dir: Path | str | None = None,
-                 progress: bool = False, name: str = "fusion", media: bool = True):
+                 progress: bool = False, name: str = "fusion", media: bool = True, architecture: str = "ours",
+                 text_encoder: str | None = None, audio_encoder: str = AUDIO_ENCODER):
+        self.architecture = Architecture(architecture)
+        self.text_encoder, self.audio_encoder = text_encoder, audio_encoder
         self.backbone, self.media_root = backbone, Path(media_root) if media_root else None
         self.epochs, self.lr, self.batch_size, self.patience = epochs, lr, batch_size, patience
         self.dev_fraction, self.encoders, self.progress = dev_fraction, encoders, progress
@@ -49,12 +56,21 @@ class FusionProbe:
             raise ValueError(f"inputs {setting.name} need media: pass --data with a Social-IQ folder "
                              "(or --media-root with --train/--eval)")
         train, dev = hold_out_videos(items, self.dev_fraction, seed)
-        encoders = self.encoders or (default_encoders() if setting.media else {})
-        config = FusionConfig(self.backbone, inputs, "A4", encoders, lr=self.lr, epochs=self.epochs,
-                              batch_size=self.batch_size, patience=self.patience, seed=seed)
+        config = FusionConfig(self.backbone, inputs, "A4", self._encoders() if setting.media else {}, lr=self.lr,
+                              epochs=self.epochs, batch_size=self.batch_size, patience=self.patience, seed=seed,
+                              architecture=self.architecture.value, text_encoder=self.text_encoder)
         self.scorer, _, self._features = train_fusion(train, dev, self.media_root, config, self.cache,
                                                       progress=self.progress)
         self._videos = {item.video for item in items}
+
+    def _encoders(self) -> dict[str, EncoderSpec]:
+        if self.encoders:
+            return self.encoders
+        if self.architecture is Architecture.paper:
+            defaults = DEFAULTS[Architecture.paper]
+            return paper_encoders(self.text_encoder or TEXT_ENCODER, defaults.video_encoder, defaults.num_frames,
+                                  self.audio_encoder)
+        return default_encoders(audio_model=self.audio_encoder)
 
     def _media(self, items: Sequence[MCQAItem]) -> MediaFeatures:
         """Features per video, reused while the items' videos are known (perturbations never change media)."""
@@ -69,13 +85,6 @@ class FusionProbe:
             raise RuntimeError("call fit before score")
         return self.scorer.score(items, self._media(items))
 
-    @torch.inference_mode()
     def option_features(self, items: Sequence[MCQAItem]) -> np.ndarray:
-        """The pooled encoder state of every option (items x options flattened)."""
-        features = self._media(items)
-        device = next(self.scorer.model.parameters()).device
-        rows = []
-        for start in range(0, len(items), self.batch_size):
-            b = self.scorer.batch(items[start:start + self.batch_size], features, device)
-            rows.append(self.scorer.model.embed(b["input_ids"], b["attention_mask"], b["media"]).float().cpu().numpy())
-        return np.concatenate(rows)
+        """The model's pooled representation of every option (items x options flattened)."""
+        return self.scorer.embed(items, self._media(items), self.batch_size)

@@ -2,72 +2,30 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import shutil
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from desiq.fusion import paper_media
+from desiq.fusion.architecture import Architecture, should_stop
+from desiq.fusion.build import build_model, collate, load_model, require_models
+from desiq.fusion.config import FusionConfig, default_encoders
 from desiq.fusion.features import MediaFeatures, extract
-from desiq.fusion.model import FusionModel, collate
+from desiq.fusion.model import FusionModel
 from desiq.inputs import InputSetting
 from desiq.records import MCQAItem, to_a2
 from mmsoc.core.io import write_json
-from mmsoc.media import (
-    AudioEncoder,
-    CachedEncoder,
-    EncoderSpec,
-    FeatureCache,
-    TranscriptEncoder,
-    VideoEncoder,
-    build_encoder,
-)
+from mmsoc.media import CachedEncoder, FeatureCache
+
+__all__ = ["FusionConfig", "FusionScorer", "accuracy", "default_encoders", "fusion_accelerator", "train_fusion"]
 
 CONFIG_FILE = "fusion_config.json"
 HEAD_FILE = "fusion_head.safetensors"
 BACKBONE_DIR = "backbone"
-
-
-def default_encoders(video_model: str = "ViT-B-32", video_pretrained: str | None = "openai", num_frames: int = 8,
-                     audio_model: str = "logmel", text_model: str = "default") -> dict[str, EncoderSpec]:
-    """Encoder specs per media modality (open_clip frames, log-mel audio, MiniLM transcript cues)."""
-    return {"transcript": TranscriptEncoder(text_model).spec,
-            "video": VideoEncoder(video_model, video_pretrained, num_frames=num_frames).spec,
-            "audio": AudioEncoder(audio_model).spec}
-
-
-@dataclass
-class FusionConfig:
-    """Everything that defines a fusion model and its training; saved with the model."""
-
-    backbone: str
-    inputs: str = "q+a+t+v+s"
-    config: str = "A4"
-    encoders: dict[str, EncoderSpec] = field(default_factory=default_encoders)
-    max_tokens: int = 16
-    max_text_len: int = 96
-    lr: float = 1e-4
-    weight_decay: float = 0.01
-    epochs: int = 10
-    batch_size: int = 8
-    patience: int = 3
-    seed: int = 42
-
-    def __post_init__(self):
-        self.inputs = InputSetting.parse(self.inputs).name
-        if self.config not in ("A4", "A2"):
-            raise ValueError(f"config must be A4 or A2, not {self.config!r}")
-
-    def to_json(self) -> dict:
-        return {**asdict(self), "encoders": {m: s.to_json() for m, s in self.encoders.items()}}
-
-    @classmethod
-    def from_json(cls, obj: dict) -> FusionConfig:
-        return cls(**{**obj, "encoders": {m: EncoderSpec.from_json(s) for m, s in obj["encoders"].items()}})
 
 
 def accuracy(answers: Sequence[int | None], scores: Sequence[Sequence[float]]) -> dict[str, float]:
@@ -90,29 +48,39 @@ class FusionScorer:
 
     def encoders(self, cache: FeatureCache | None = None) -> dict[str, CachedEncoder]:
         cache = cache or FeatureCache()
-        return {m: CachedEncoder(build_encoder(self.config.encoders[m]), cache) for m in self.setting.media}
+        return {m: CachedEncoder(paper_media.build(self.config.encoders[m]), cache) for m in self.setting.media}
 
     def features(self, items: Sequence[MCQAItem], root: Path | None,
                  cache: FeatureCache | None = None) -> MediaFeatures:
-        return extract(items, root, self.encoders(cache), self.config.max_tokens)
+        paper = self.config.architecture == Architecture.paper.value
+        return extract(items, root, self.encoders(cache), paper_media.paper_pool if paper else self.config.max_tokens)
 
     def batch(self, items: Sequence[MCQAItem], features: MediaFeatures, device: torch.device) -> dict:
-        b = collate(items, features, self.model.feature_dims, self.tokenizer, self.setting.question,
-                    self.config.max_text_len)
-        return {"input_ids": b["input_ids"].to(device), "attention_mask": b["attention_mask"].to(device),
-                "media": {m: (v.to(device), k.to(device)) for m, (v, k) in b["media"].items()}, "counts": b["counts"]}
+        """``inputs`` (the model's keyword arguments, on ``device``) and ``counts`` (options per item)."""
+        b = collate(self.config, items, features, self.model.feature_dims, self.tokenizer)
+        return {"inputs": _to(b["inputs"], device), "counts": b["counts"]}
+
+    @torch.inference_mode()
+    def embed(self, items: Sequence[MCQAItem], features: MediaFeatures, batch_size: int | None = None) -> np.ndarray:
+        """The model's pooled representation of every option (items x options flattened)."""
+        self.model.eval()
+        device = next(self.model.parameters()).device
+        size = batch_size or self.config.batch_size
+        rows = [self.model.embed(**self.batch(items[k:k + size], features, device)["inputs"]).float().cpu().numpy()
+                for k in range(0, len(items), size)]
+        return np.concatenate(rows)
 
     @torch.inference_mode()
     def score(self, items: Sequence[MCQAItem], features: MediaFeatures,
               batch_size: int | None = None) -> list[np.ndarray]:
-        """One score per option of each item (higher: more likely correct)."""
+        """One score per option of each item (higher: more likely correct; for ``paper``, the head's logit)."""
         self.model.eval()
         device = next(self.model.parameters()).device
         out: list[np.ndarray] = []
         size = batch_size or self.config.batch_size
         for start in range(0, len(items), size):
             b = self.batch(items[start:start + size], features, device)
-            flat = self.model(b["input_ids"], b["attention_mask"], b["media"]).float().cpu().numpy()
+            flat = self.model(**b["inputs"]).float().cpu().numpy()
             out.extend(np.split(flat.astype(np.float64), np.cumsum(b["counts"])[:-1]))
         return out
 
@@ -141,20 +109,28 @@ class FusionScorer:
     @classmethod
     def load(cls, folder: str | Path, device: str | torch.device = "cpu") -> FusionScorer:
         """Reload a saved model with every trained part (backbone, projections, head)."""
-        from safetensors.torch import load_file
-        from transformers import AutoTokenizer, T5EncoderModel
-
         folder = Path(folder)
         obj = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
         dims = obj.pop("feature_dims")
-        encoder = T5EncoderModel.from_pretrained(folder / BACKBONE_DIR)
-        model = FusionModel(encoder, dims)
-        missing, unexpected = model.load_state_dict(load_file(folder / HEAD_FILE), strict=False)
-        if unexpected or any(not k.startswith("encoder.") for k in missing):
-            raise ValueError(f"{folder / HEAD_FILE}: does not match the model (missing {missing}, "
-                             f"unexpected {unexpected})")
-        return cls(model.to(device).eval(), AutoTokenizer.from_pretrained(folder / BACKBONE_DIR),
-                   FusionConfig.from_json(obj))
+        config = FusionConfig.from_json(obj)
+        model, tokenizer = load_model(config, dims, folder / BACKBONE_DIR, folder / HEAD_FILE)
+        return cls(model.to(device).eval(), tokenizer, config)
+
+
+def _to(value, device):
+    """Tensors (in dicts and tuples) moved to ``device``."""
+    if isinstance(value, torch.Tensor):
+        return value.to(device)
+    if isinstance(value, dict):
+        return {k: _to(v, device) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_to(v, device) for v in value)
+    return value
+
+
+def _trainable_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """A copy of every weight but the frozen text encoder's (paper), to restore the best epoch."""
+    return {k: v.detach().clone() for k, v in model.state_dict().items() if not k.startswith("text_encoder.")}
 
 
 def _item_loss(scores: torch.Tensor, counts: list[int], targets: torch.Tensor) -> torch.Tensor:
@@ -180,16 +156,17 @@ def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path 
                  ) -> tuple[FusionScorer, dict, MediaFeatures]:
     """Train with AdamW and early stopping on dev (A4 or A2 accuracy); returns the best model.
 
-    Returns (scorer, dev metrics of the best epoch, features of train + dev).
+    Cross-entropy over each item's option logits (the paper architecture's head ends in a sigmoid in the
+    official code, whose outputs it fed to cross-entropy; we train on the logits). Early stopping by the
+    architecture's rule (``should_stop``). Returns (scorer, dev metrics of the best epoch, features of
+    train + dev).
     """
     from accelerate.utils import set_seed
-    from transformers import AutoTokenizer, T5EncoderModel
 
     accelerator = accelerator or fusion_accelerator()
     set_seed(config.seed)
-    tokenizer = AutoTokenizer.from_pretrained(config.backbone)
-    encoder = T5EncoderModel.from_pretrained(config.backbone)
-    scorer = FusionScorer(None, tokenizer, config)  # model is built once feature widths are known
+    require_models(config)
+    scorer = FusionScorer(None, None, config)  # model is built once feature widths are known
     with accelerator.main_process_first():
         features = scorer.features(list(train) + list(dev), root, cache)
     dims = features.dims()
@@ -197,11 +174,13 @@ def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path 
     if lost:
         raise ValueError(f"inputs {config.inputs}: no usable {', '.join(lost)} media for any training video")
     torch.manual_seed(config.seed)
-    scorer.model = FusionModel(encoder, dims).to(accelerator.device)
+    model, scorer.tokenizer = build_model(config, dims)
+    scorer.model = model.to(accelerator.device)
     examples = to_a2(train) if config.config == "A2" else list(train)
-    optimizer = torch.optim.AdamW(scorer.model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    trained = [p for p in scorer.model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trained, lr=config.lr, weight_decay=config.weight_decay)
     model, optimizer = accelerator.prepare(scorer.model, optimizer)
-    best, best_state, stale, history = -1.0, None, 0, []
+    best, best_state, history = -1.0, None, []
     rng = np.random.default_rng(config.seed)
     for epoch in _epochs(config.epochs, progress and accelerator.is_main_process):
         model.train()
@@ -211,23 +190,22 @@ def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path 
         for idx in batches[accelerator.process_index::accelerator.num_processes]:
             chunk = [examples[i] for i in idx]
             b = scorer.batch(chunk, features, accelerator.device)
-            scores = model(b["input_ids"], b["attention_mask"], b["media"])
+            scores = model(**b["inputs"])
             targets = torch.tensor([x.answer_idx for x in chunk], device=accelerator.device)
             loss = _item_loss(scores, b["counts"], targets)
             optimizer.zero_grad()
             accelerator.backward(loss)
-            accelerator.clip_grad_norm_(model.parameters(), 1.0)
+            if config.defaults.clip_grad is not None:
+                accelerator.clip_grad_norm_(trained, config.defaults.clip_grad)
             optimizer.step()
         scorer.model = accelerator.unwrap_model(model)
         dev_metrics = accuracy([x.answer_idx for x in dev], scorer.score(dev, features))
         history.append({"epoch": epoch + 1, **dev_metrics})
         if dev_metrics[config.config] > best:
-            best, best_state, stale = dev_metrics[config.config], copy.deepcopy(scorer.model.state_dict()), 0
-        else:
-            stale += 1
-            if stale >= config.patience:
-                break
-    scorer.model.load_state_dict(best_state)
+            best, best_state = dev_metrics[config.config], _trainable_state(scorer.model)
+        if should_stop([h[config.config] for h in history], config.patience, config.defaults.stopping):
+            break
+    scorer.model.load_state_dict(best_state, strict=False)
     scorer.model.eval()
     best_epoch = max(history, key=lambda h: h[config.config])
     dev_metrics = {"A4": best_epoch["A4"], "A2": best_epoch["A2"], "epoch": best_epoch["epoch"], "history": history}

@@ -1,0 +1,105 @@
+"""Building, reloading and batching the model of either architecture, and checking up front that every
+pretrained part can be loaded (a clear error naming the model and the flag that replaces it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desiq.fusion import model as ours
+from desiq.fusion import paper
+from desiq.fusion.architecture import Architecture
+from desiq.fusion.config import FusionConfig
+from desiq.fusion.features import MediaFeatures
+from desiq.fusion.paper_media import KIND
+from desiq.inputs import InputSetting
+from desiq.records import MCQAItem
+from mmsoc.core.io import UsageError
+
+if TYPE_CHECKING:
+    from torch import nn
+
+FLAGS = {"backbone": "--backbone", "text": "--text-encoder", "video": "--video-encoder",
+         "audio": "--audio-encoder", "transcript": "--text-encoder"}
+AVOID = {"audio": " or --audio-encoder logmel (no pretrained model)"}
+
+
+def _is_paper(config: FusionConfig) -> bool:
+    return config.architecture == Architecture.paper.value
+
+
+def pretrained(part: str, name: str, load: Callable[[str], Any]) -> Any:
+    """``load(name)``, or a UsageError naming the model and the flag that replaces it."""
+    try:
+        return load(name)
+    except (OSError, ValueError) as err:
+        reason = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+        raise UsageError(f"cannot load the {part} model {name!r} ({reason}); pass {FLAGS[part]} with a local "
+                         f"folder (e.g. from `hf download {name} --local-dir DIR`){AVOID.get(part, '')}") from None
+
+
+def _hf_media(config: FusionConfig) -> list[tuple[str, str]]:
+    """(medium, model) of the media encoders that load from the Hugging Face hub or a local HF folder."""
+    out = []
+    for modality in InputSetting.parse(config.inputs).media:
+        spec = config.encoders[modality]
+        if KIND in spec.settings or (modality == "audio" and spec.model != "logmel"):
+            out.append((modality, spec.model))
+    return out
+
+
+def require_models(config: FusionConfig) -> None:
+    """Load the configuration of every pretrained part now (cheap), so that a model missing offline stops
+    the run before any work, with the flag that avoids it."""
+    from transformers import AutoConfig
+
+    parts = [("backbone", config.backbone)] + ([("text", config.text_encoder)] if _is_paper(config) else [])
+    for part, name in parts + _hf_media(config):
+        pretrained(part, name, AutoConfig.from_pretrained)
+
+
+def _text_encoder(config: FusionConfig) -> tuple[nn.Module, Any]:
+    from transformers import AutoModel, AutoTokenizer
+
+    return (pretrained("text", config.text_encoder, AutoModel.from_pretrained),
+            pretrained("text", config.text_encoder, AutoTokenizer.from_pretrained))
+
+
+def build_model(config: FusionConfig, dims: dict[str, int]) -> tuple[nn.Module, Any]:
+    """A fresh model (pretrained backbone and frozen parts, new head) and its tokenizer."""
+    from transformers import AutoTokenizer, T5EncoderModel
+
+    encoder = pretrained("backbone", config.backbone, T5EncoderModel.from_pretrained)
+    if _is_paper(config):
+        text, tokenizer = _text_encoder(config)
+        return paper.PaperFusionModel(encoder, text, dims, InputSetting.parse(config.inputs).question), tokenizer
+    return ours.FusionModel(encoder, dims), pretrained("backbone", config.backbone, AutoTokenizer.from_pretrained)
+
+
+def load_model(config: FusionConfig, dims: dict[str, int], backbone: Path, head: Path) -> tuple[nn.Module, Any]:
+    """A saved model: the fine-tuned backbone and tokenizer from ``backbone``, the trained parts from
+    ``head``, the frozen text encoder (paper) by its name in the config."""
+    from safetensors.torch import load_file
+    from transformers import AutoTokenizer, T5EncoderModel
+
+    encoder = T5EncoderModel.from_pretrained(backbone)
+    tokenizer = AutoTokenizer.from_pretrained(backbone)
+    if _is_paper(config):
+        text, _ = _text_encoder(config)
+        model = paper.PaperFusionModel(encoder, text, dims, InputSetting.parse(config.inputs).question)
+    else:
+        model = ours.FusionModel(encoder, dims)
+    missing, unexpected = model.load_state_dict(load_file(head), strict=False)
+    if unexpected or any(not k.startswith(("encoder.", "text_encoder.")) for k in missing):
+        raise ValueError(f"{head}: does not match the model (missing {missing}, unexpected {unexpected})")
+    return model, tokenizer
+
+
+def collate(config: FusionConfig, items: Sequence[MCQAItem], features: MediaFeatures, dims: dict[str, int],
+            tokenizer) -> dict:
+    """The architecture's batch: ``inputs`` (keyword arguments of the model) and ``counts``."""
+    question = InputSetting.parse(config.inputs).question
+    if _is_paper(config):
+        return paper.collate(items, features, dims, tokenizer, question, config.text_len)
+    return ours.collate(items, features, dims, tokenizer, question, config.max_text_len)

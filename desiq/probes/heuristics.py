@@ -1,0 +1,178 @@
+"""``heuristics``: answer-only shortcuts that need no training, scored like the trained probes.
+
+- ``longest``: the option with the most characters.
+- ``question_overlap``: the option sharing the most words with the question.
+- ``rewrite_nearest`` (Social-IQ 2.0): the option nearest to the option that ``idx_types`` names
+  ``rewrite``, by word Jaccard. The rewrite is a reworded (wrong) version of the correct answer, so its
+  nearest neighbour is often the correct one. Only items whose ``idx_types`` name a rewrite are scored,
+  and only in A4 (an A2 pair holds the rewrite only when it is the pair's incorrect option, and then the
+  rule has a single candidate).
+
+Words are the lower-cased runs of letters, digits and apostrophes. A4 takes the top option
+(``np.argmax``: the first wins a tie), A2 only a strictly higher correct option, as every probe
+(``desiq.probe``); intervals resample whole videos. Rows are given for the eval items as they are,
+under each option perturbation, and on each DeSIQ rebuild.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from desiq.perturb import perturb
+from desiq.perturbations import PERTURBATIONS, SPLITS
+from desiq.probe import CONFIGS, DEBIASED, ORIGINAL, correct, verdict, view
+from desiq.probes import ProbeEntry
+from desiq.records import MCQAItem
+from desiq.splits import build_split
+from mmsoc.core.io import write_json, write_text
+from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
+
+WORD = re.compile(r"[\w']+")
+REWRITE = "rewrite"
+
+
+def words(text: str) -> set[str]:
+    return set(WORD.findall(text.lower()))
+
+
+def longest(item: MCQAItem) -> np.ndarray:
+    return np.array([len(option) for option in item.options], dtype=float)
+
+
+def question_overlap(item: MCQAItem) -> np.ndarray | None:
+    question = words(item.question)
+    if not question:
+        return None
+    return np.array([len(question & words(option)) for option in item.options], dtype=float)
+
+
+def rewrite_nearest(item: MCQAItem) -> np.ndarray | None:
+    if REWRITE not in item.option_kinds:
+        return None
+    r = item.option_kinds.index(REWRITE)
+    rewrite = words(item.options[r])
+    scores = [len(rewrite & words(o)) / max(1, len(rewrite | words(o))) for o in item.options]
+    scores[r] = -np.inf  # the rewrite itself is never the pick
+    return np.array(scores)
+
+
+@dataclass(frozen=True)
+class Heuristic:
+    name: str
+    score: Callable[[MCQAItem], np.ndarray | None]
+    """One score per option, or None where the rule does not apply to the item."""
+    configs: tuple[str, ...] = CONFIGS
+
+
+HEURISTICS = (Heuristic("longest", longest), Heuristic("question_overlap", question_overlap),
+              Heuristic("rewrite_nearest", rewrite_nearest, ("A4",)))
+
+
+@dataclass(frozen=True)
+class HeuristicRow:
+    heuristic: str
+    perturbation: str
+    config: str
+    accuracy: float
+    chance: float
+    n: int
+    ci95: tuple[float, float]
+    data: str = ORIGINAL
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.accuracy, self.chance, self.ci95)
+
+
+@dataclass
+class HeuristicReport:
+    eval: str
+    n_eval: int
+    seed: int
+    probe: str = "heuristics"
+    results: list[HeuristicRow] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        head = {"probe": self.probe, "eval": self.eval, "n_eval": self.n_eval, "seed": self.seed}
+        return {**head, "results": [{**asdict(r), "ci95": list(r.ci95), "verdict": r.verdict} for r in self.results]}
+
+    def get(self, heuristic: str, perturbation: str = ORIGINAL, config: str = "A4",
+            data: str = ORIGINAL) -> HeuristicRow:
+        return next(r for r in self.results
+                    if (r.heuristic, r.perturbation, r.config, r.data) == (heuristic, perturbation, config, data))
+
+
+def score_rows(items: Sequence[MCQAItem], config: str, seed: int, perturbation: str = ORIGINAL,
+               data: str = ORIGINAL) -> list[HeuristicRow]:
+    """One row per heuristic that applies to some of ``items`` (already viewed in ``config``)."""
+    rows = []
+    for heuristic in HEURISTICS:
+        if config not in heuristic.configs:
+            continue
+        scored = [(item, s) for item in items if (s := heuristic.score(item)) is not None]
+        if not scored:
+            continue
+        kept, scores = [x for x, _ in scored], [s for _, s in scored]
+        hits = correct(scores, kept, config)
+        rows.append(HeuristicRow(heuristic.name, perturbation, config, float(hits.mean()),
+                                 float(np.mean([1 / len(x.options) for x in kept])), len(kept),
+                                 cluster_bootstrap_ci(hits, [x.video for x in kept], seed=seed), data))
+    return rows
+
+
+def run_heuristics(items: Sequence[MCQAItem], seed: int = 0, name: str = "eval", perturbations: bool = True,
+                   variants: Sequence[str] = DEBIASED) -> HeuristicReport:
+    """Every heuristic on the items as they are, under each option perturbation (unless ``perturbations`` is
+    False), and on each DeSIQ rebuild of ``variants`` (built as ``desiq probe`` builds the eval rebuild: seed + 1)."""
+    labelled = [item for item in items if item.labelled]
+    if not labelled:
+        raise ValueError(f"{name}: heuristics need labelled questions (answer_idx); none has one")
+    report = HeuristicReport(name, len(labelled), seed)
+    options = [p for p in PERTURBATIONS.values() if not p.retrains] if perturbations else []
+    for config in CONFIGS:
+        base = view(labelled, config)
+        report.results += score_rows(base, config, seed)
+        for p in options:
+            report.results += score_rows(perturb(base, p, seed=seed).items, config, seed, p.name)
+    for variant in variants:
+        rebuilt = build_split(labelled, variant, seed + 1).items
+        for config in CONFIGS:
+            report.results += score_rows(view(rebuilt, config), config, seed, data=SPLITS[variant].marker or variant)
+    return report
+
+
+def heuristics_markdown(report: HeuristicReport) -> str:
+    lines = [
+        "# Answer-only shortcuts (no training)",
+        "",
+        f"Scored on {report.n_eval} questions ({report.eval}); seed {report.seed}. Accuracy in %, with a 95% "
+        "bootstrap interval resampled by video; the verdict comes from the interval against chance. "
+        "longest: most characters; question_overlap: most words shared with the question; rewrite_nearest: "
+        "nearest to the `rewrite` option by word Jaccard (A4 only, items with a rewrite). A4: top option, first "
+        "on a tie; A2: the correct option strictly higher.",
+        "",
+        "| heuristic | data | perturbation | config | accuracy | n | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in report.results:
+        low, high = r.ci95
+        lines.append(f"| {r.heuristic} | {r.data} | {r.perturbation} | {r.config} | {100 * r.accuracy:.2f} "
+                     f"[{100 * low:.1f}, {100 * high:.1f}] | {r.n} | {r.verdict} |")
+    return "\n".join([*lines, ""])
+
+
+def write_heuristics(report: HeuristicReport, out_dir: str | Path) -> Path:
+    out = Path(out_dir)
+    write_json(out / "probe.json", report.to_json())
+    write_text(out / "probe.md", heuristics_markdown(report))
+    return out
+
+
+PROBE = ProbeEntry("heuristics", "answer-only shortcuts without training (longest option, question overlap, "
+                   "nearest to the rewrite); needs only --eval", None, trains=False)

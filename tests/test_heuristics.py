@@ -1,0 +1,100 @@
+"""``desiq probe --probe heuristics``: answer-only shortcuts without training, by hand on small cases, through
+the command's contract, and on the real Social-IQ 2.0 training questions (SPEC figures)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from siq_data import REAL_SIQ2, needs_real_data
+from typer.testing import CliRunner
+
+from desiq.cli import app
+from desiq.formats import read_mcqa
+from desiq.formats.siq2 import write_siq2
+from desiq.probes.heuristics import run_heuristics
+from desiq.records import MCQAItem
+from desiq.sample import sample_items
+from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
+
+KINDS = ("corr", "rewrite", "matched", "matched")
+
+
+def _item(k, question, options, answer, video="v", kinds=KINDS):
+    return MCQAItem(f"q{k}@{k}", f"q{k}", video, question, tuple(options), answer, kinds)
+
+
+def test_each_rule_by_hand():
+    items = [
+        # longest: option 0 (right); overlap: "dog" and "bark" -> option 0 (right); rewrite "she is not happy"
+        # -> nearest "she is happy" (Jaccard 3/4) = option 0 (right)
+        _item(0, "Why does the dog bark?", ["The dog barks at the mailman", "she is not happy", "No.", "Yes."], 0),
+        # longest: option 1 (wrong); overlap ties at 0 -> first (option 0, right); rewrite: option 1 is the
+        # rewrite; Jaccard to "a b c d": option 0 {a b c} 3/4, option 2 {a b} 2/4 -> option 0 (right)
+        _item(1, "Who?", ["a b c", "a b c d e f", "a b", "x"], 0, kinds=("corr", "rewrite", "matched", "matched")),
+        # no rewrite in idx_types: rewrite_nearest does not apply
+        _item(2, "What?", ["long long answer", "what", "b", "c"], 1, "w", ("matched", "corr", "matched", "matched")),
+    ]
+    report = run_heuristics(items, seed=0, perturbations=False, variants=())
+    assert report.get("longest").accuracy == pytest.approx(1 / 3) and report.get("longest").n == 3
+    assert report.get("question_overlap").accuracy == pytest.approx(1.0)
+    rewrite = report.get("rewrite_nearest")
+    assert (rewrite.accuracy, rewrite.n) == (1.0, 2)
+    hits = [1, 0, 0]
+    assert report.get("longest").ci95 == cluster_bootstrap_ci(hits, ["v", "v", "w"], seed=0)
+    # A2: a pair counts only when the correct option scores strictly higher; rewrite_nearest is A4 only
+    assert report.get("question_overlap", config="A2").n == 9
+    assert not [r for r in report.results if r.heuristic == "rewrite_nearest" and r.config == "A2"]
+
+
+def test_command_contract(tmp_path):
+    qa = tmp_path / "val.jsonl"
+    write_siq2(qa, sample_items("val"))
+    out = tmp_path / "o"
+    result = CliRunner().invoke(app, ["probe", "--probe", "heuristics", "--eval", str(qa), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "o" / "probe.json").read_text())
+    assert data["probe"] == "heuristics"
+    keys = {"heuristic", "perturbation", "config", "accuracy", "chance", "n", "ci95"}
+    assert all(keys <= r.keys() and r["ci95"][0] <= r["accuracy"] <= r["ci95"][1] for r in data["results"])
+    cells = {(r["data"], r["heuristic"], r["perturbation"], r["config"]) for r in data["results"]}
+    for p in ("original", "RIWI", "RIWA", "RAWI", "RAWA"):
+        for config in ("A4", "A2"):
+            assert ("original", "longest", p, config) in cells and ("original", "question_overlap", p, config) in cells
+    for data_name in ("desiq_d", "desiq_s"):
+        assert (data_name, "longest", "original", "A4") in cells
+    assert ("original", "rewrite_nearest", "original", "A4") in cells
+    # RIWI / RIWA replace the rewrite itself, so the rule no longer applies there
+    assert ("original", "rewrite_nearest", "RIWA", "A4") not in cells
+    assert (tmp_path / "o" / "probe.md").read_text().startswith("# Answer-only shortcuts")
+
+
+def _words(text):
+    return set(re.findall(r"[\w']+", text.lower()))
+
+
+@needs_real_data
+def test_real_figures_of_the_spec():
+    """SPEC: on the real training questions, longest 35.4%, question overlap 21.1%, rewrite-nearest 60.3%.
+
+    The rules re-written here decide ties by the first option (``np.argmax``), as every A4 score of desiq; the
+    rewrite figure of the SPEC is the same rule with the last tied option winning (60.3% against 60.0%)."""
+    items = read_mcqa(REAL_SIQ2)
+    report = run_heuristics(items, seed=0)
+    assert round(100 * report.get("longest").accuracy, 1) == 35.4
+    assert round(100 * report.get("question_overlap").accuracy, 1) == 21.1
+
+    def rewrite_scores(item):
+        r = item.option_kinds.index("rewrite")
+        base = _words(item.options[r])
+        return np.array([-1.0 if k == r else len(base & _words(o)) / len(base | _words(o))
+                         for k, o in enumerate(item.options)])
+
+    first = np.mean([int(np.argmax(rewrite_scores(x))) == x.answer_idx for x in items])
+    last = np.mean([len(s) - 1 - int(np.argmax(s[::-1])) == x.answer_idx for x in items
+                    for s in [rewrite_scores(x)]])
+    assert report.get("rewrite_nearest").accuracy == pytest.approx(first)
+    assert round(100 * last, 1) == 60.3 and abs(100 * first - 60.3) < 0.5
+    assert report.get("rewrite_nearest").verdict.startswith("above chance")
