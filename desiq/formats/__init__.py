@@ -71,10 +71,10 @@ def detect_format(path: Path) -> MCQAFormat:
 
 def first_json_row(path: Path) -> dict[str, Any] | None:
     """The first non-blank line of a JSON Lines file as an object (None if it is not one)."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            line = next((line for line in handle if line.strip()), "")
-        row = json.loads(line) if line else None
+    try:  # read as bytes: a bad byte further down is reported, by line, when the file is read
+        with open(path, "rb") as handle:
+            line = next((line for line in handle if line.strip()), b"")
+        row = json.loads(line.decode("utf-8-sig")) if line else None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
     return row if isinstance(row, dict) else None
