@@ -262,21 +262,29 @@ def read_jsonl(path: str | os.PathLike, skip_bad: bool = False) -> Iterator[tupl
     With ``skip_bad`` such a line yields (line number, InputError) instead and reading goes on; a
     line that is not UTF-8 text stops reading with an InputError naming it either way.
     """
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            line = decode_line(raw, path, number)
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                obj = InputError(path, f"invalid JSON ({err.msg} at column {err.colno})", line=number)
-            else:
-                if not isinstance(obj, dict):
-                    obj = InputError(path, "expected a JSON object", line=number)
-            if isinstance(obj, InputError) and not skip_bad:
-                raise obj
-            yield number, obj
+    try:
+        with open(path, "rb") as handle:
+            yield from _parse_lines(handle, path, skip_bad)
+    except OSError as err:  # unreadable (EACCES, EIO): named, like a bad line
+        raise _named(err, Path(path)) from None
+
+
+def _parse_lines(handle: Any, path: str | os.PathLike,
+                 skip_bad: bool) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+    for number, raw in enumerate(handle, start=1):
+        line = decode_line(raw, path, number)
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as err:
+            obj = InputError(path, f"invalid JSON ({err.msg} at column {err.colno})", line=number)
+        else:
+            if not isinstance(obj, dict):
+                obj = InputError(path, "expected a JSON object", line=number)
+        if isinstance(obj, InputError) and not skip_bad:
+            raise obj
+        yield number, obj
 
 
 def decode_line(raw: bytes, path: str | os.PathLike, line: int) -> str:
@@ -290,7 +298,10 @@ def decode_line(raw: bytes, path: str | os.PathLike, line: int) -> str:
 def read_text(path: str | os.PathLike) -> str:
     """A whole text file (CSV, subtitles) as UTF-8, a leading byte-order mark dropped; InputError naming
     file and line where it is not UTF-8."""
-    data = Path(path).read_bytes()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise _named(err, Path(path)) from None
     data = data[len(codecs.BOM_UTF8):] if data.startswith(codecs.BOM_UTF8) else data
     try:
         return data.decode("utf-8")

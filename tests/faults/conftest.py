@@ -1,85 +1,29 @@
-"""Fixtures of the fault-injection suite: data and tiny models built once, and places that fail.
-
-Failing places and what really fails as root (root ignores permission bits, so ``chmod`` alone
-makes nothing read-only for it):
-
-* read-only folder: ``chmod 0555`` for other users; as root a read-only bind mount of the folder
-  (``mount --bind`` + ``remount,ro``: writes fail with EROFS); the test is skipped where neither works.
-* full folder: a 64 KiB tmpfs mounted on it and filled up (writes fail with ENOSPC); skipped where
-  ``mount`` is not allowed.
-* unreadable input: ``chmod 0000`` for other users; as root a symlink to ``/proc/self/mem``, which
-  opens but fails every read at offset 0 with EIO.
-"""
+"""Fixtures of the fault-injection suite: data and tiny models built once, and places that fail
+(``places.py``)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-ROOT = os.geteuid() == 0
-
-
-def _mount(*args: str) -> bool:
-    return subprocess.run(["mount", *args], capture_output=True).returncode == 0
-
-
-def _umount(path: Path) -> None:
-    subprocess.run(["umount", "-l", str(path)], capture_output=True)
-
+from .places import no_space, read_only
 
 @pytest.fixture
 def readonly_dir(tmp_path):
     """An existing, empty folder no command can write into (EROFS as root, EACCES otherwise)."""
     folder = tmp_path / "readonly"
     folder.mkdir()
-    if not ROOT:
-        folder.chmod(0o555)
+    with read_only(folder):
         yield folder
-        folder.chmod(0o755)
-        return
-    if not (_mount("--bind", str(folder), str(folder)) and _mount("-o", "remount,ro,bind", str(folder))):
-        _umount(folder)
-        pytest.skip("no way to make a read-only folder for root here (mount --bind not allowed)")
-    try:
-        yield folder
-    finally:
-        _umount(folder)
 
 
 @pytest.fixture
 def full_dir(tmp_path):
-    """An existing folder on a filesystem with no space left (ENOSPC on the first byte written)."""
-    folder = tmp_path / "full"
-    folder.mkdir()
-    if not _mount("-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)):
-        pytest.skip("cannot mount a small tmpfs here, so no full filesystem to write to")
-    try:
-        filler = folder / "filler"
-        with open(filler, "wb") as handle:
-            try:
-                while True:
-                    handle.write(b"\0" * 4096)
-                    handle.flush()
-            except OSError:
-                pass
-        (folder / "data").mkdir()
-        yield folder / "data"
-    finally:
-        _umount(folder)
-
-
-def make_unreadable(path: Path, text: str = "") -> Path:
-    """``path`` as a file that exists but cannot be read (see the module docstring)."""
-    if ROOT:
-        path.symlink_to("/proc/self/mem")
-    else:
-        path.write_text(text)
-        path.chmod(0)
-    return path
+    """An existing, empty folder on a filesystem with no space left."""
+    with no_space(tmp_path / "full") as folder:
+        yield folder
 
 
 @pytest.fixture(scope="session")

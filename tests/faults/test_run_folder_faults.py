@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
+
+from .harness import Result, files, run, start
 
 ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
 
@@ -75,3 +80,78 @@ def test_non_utf8_input_names_file_and_line(tmp_path):
     assert child.returncode == 2 and "Traceback" not in child.stderr
     assert child.stderr.startswith(f"error: {path}, line 2: not UTF-8 text"), child.stderr
     assert not (tmp_path / "out.json").exists()
+
+
+# --- every writer of a run folder: a second writer is refused while the first is held mid-run ------------
+
+def _held_race(prog: str, args: list[str], log: Path, scratch: Path, cache: Path) -> tuple[subprocess.Popen, str, Result]:
+    """Start ``prog ARGS``, stop it (SIGSTOP) once its log holds a finished prediction, run the same command
+    again meanwhile, then let the first go on. Returns (first, its stderr, the second's result)."""
+    first = start(prog, *args, cwd=scratch, cache=cache)
+    deadline = time.time() + 600
+    while (not log.exists() or log.read_bytes().count(b"\n") < 1) and first.poll() is None and time.time() < deadline:
+        time.sleep(0.002)
+    assert first.poll() is None, "the first run ended before it could be held: " + first.communicate()[1][-2000:]
+    os.kill(first.pid, signal.SIGSTOP)
+    try:
+        second = run(prog, *args, cwd=scratch, cache=cache)
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+    _, err = first.communicate(timeout=600)
+    return first, err, second
+
+
+@pytest.fixture(scope="module")
+def fusion_model(small_siq, tiny_t5, scratch, cache, tmp_path_factory) -> Path:
+    model = tmp_path_factory.mktemp("fusion") / "model"
+    result = run("desiq", "train", "--data", str(small_siq / "qa" / "qa_train.json"), "--inputs", "q+a", "--backbone",
+                 str(tiny_t5), "--epochs", "1", "--out", str(model), cwd=scratch, cache=cache)
+    assert result.returncode == 0, result.stderr
+    return model
+
+
+@pytest.fixture(scope="module")
+def judge_battles(tmp_path_factory) -> Path:
+    from mmsoc.arena.records import Battle, write_battles
+
+    path = tmp_path_factory.mktemp("battles") / "battles.jsonl"
+    write_battles(path, [Battle(f"b{k}", f"i{k}", "a", "b", f"first answer {k}", f"second answer {k}",
+                                task="social_context") for k in range(8)])
+    return path
+
+
+WRITERS = {
+    "explain": lambda a: ("mmsoc", ["explain", "--model", a["llava"], "--task", "hate", "--limit", "12",
+                                    "--batch-size", "1", "--max-new-tokens", "16", "--no-progress"], ""),
+    "self-improve": lambda a: ("mmsoc", ["self-improve", "--model", a["llava"], "--task", "social_context",
+                                         "--limit", "4", "--rounds", "3", "--batch-size", "1", "--greedy",
+                                         "--max-new-tokens", "16", "--text-encoder", "default", "--no-progress"], ""),
+    "desiq evaluate": lambda a: ("desiq", ["evaluate", "--model", str(a["model"]), "--data", a["qa_val"],
+                                           "--batch-size", "1"], ""),
+    "arena judge": lambda a: ("mmsoc", ["arena", "judge", "--model", a["llava"], "--battles", str(a["battles"]),
+                                        "--batch-size", "1", "--max-new-tokens", "16", "--no-progress"], ".run"),
+}
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_every_writer_refuses_a_second_writer_and_loses_nothing(writer, tiny_dirs, fusion_model, judge_battles,
+                                                                 small_siq, scratch, cache, tmp_path):
+    """The first run, held mid-run while the same command starts on its folder, ends with the files an
+    uninterrupted run writes (no prediction lost, metrics over the whole log); the second is refused
+    before it writes or reports anything."""
+    assets = {"llava": tiny_dirs["llava"], "model": fusion_model, "battles": judge_battles,
+              "qa_val": str(small_siq / "qa" / "qa_val.json")}
+    prog, args, run_suffix = WRITERS[writer](assets)
+    out_of = (lambda name: tmp_path / f"{name}.jsonl") if run_suffix else (lambda name: tmp_path / name)
+    reference = run(prog, *args, "--out", str(out_of("reference")), cwd=scratch, cache=cache)
+    assert reference.returncode == 0, reference.stderr
+    folder_of = (lambda name: tmp_path / f"{name}{run_suffix}")
+    first, err, second = _held_race(prog, [*args, "--out", str(out_of("raced"))],
+                                    folder_of("raced") / "predictions.jsonl", scratch, cache)
+    assert first.returncode == 0, err
+    line = second.error_line()
+    assert "in use by another run" in line and second.stdout == ""
+    skip = ("runtime.json", ".lock", "config.json", "similarity.png")
+    assert files(folder_of("raced"), skip) == files(folder_of("reference"), skip)
+    if run_suffix:
+        assert out_of("raced").read_bytes() == out_of("reference").read_bytes()
