@@ -5,7 +5,6 @@ requests to the live server get a 4xx and change nothing."""
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import sqlite3
 import subprocess
@@ -16,17 +15,12 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-import pytest
+from browser import browser, needs_browser
 from PIL import Image, ImageDraw
 
 from mmsoc.arena.records import Battle, write_battles
 
-selenium = pytest.importorskip("selenium", reason="the browser test needs the selenium package")
-CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = os.environ.get("CHROMEDRIVER") or shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
-                                reason="Chromium and chromedriver are not installed (e.g. apt-get install chromium "
-                                       "chromium-driver)")
+pytestmark = needs_browser
 REPO = Path(__file__).resolve().parents[1]
 LABELS = ("A", "B", "tie", "both_bad")
 
@@ -65,19 +59,6 @@ class Server:
             self.proc.kill()
             self.proc.wait()
             self.proc.stderr.close()
-
-
-def _browser(profile: Path):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--window-size=1100,1000",
-                 f"--user-data-dir={profile}"):
-        opts.add_argument(flag)
-    return webdriver.Chrome(options=opts, service=Service(CHROMEDRIVER))
 
 
 def _sign_in(driver, url: str, name: str) -> None:
@@ -155,7 +136,7 @@ def _vote_kill_restart_and_refuse(server: Server, db: Path, tmp_path: Path) -> N
     seen: set = set()
     try:
         for name in ("alice", "bob"):
-            drivers[name] = _browser(tmp_path / f"profile-{name}")
+            drivers[name] = browser(tmp_path / f"profile-{name}")
         for name, driver in drivers.items():
             _sign_in(driver, server.url, name)
         for name, rounds in (("alice", 2), ("bob", 3)):

@@ -22,7 +22,6 @@ from tiny_models import BUILDERS
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
 """Child processes: CPU only, one thread each (the CPUs are shared)."""
-CLASSIFICATION = tuple(t for t in task_ids() if TASKS[t].kind == "classification")
 
 
 def _eval(*args: str):
@@ -89,14 +88,15 @@ def test_a_model_that_fails_to_load_leaves_the_run_folder_unclaimed(tmp_path):
     assert not (out / "config.json").exists()
 
 
-def test_text_baseline_beats_random_on_classification(tmp_path):
-    tasks = ",".join(CLASSIFICATION)
-    _eval("--task", tasks, "--model", "random", "--greedy", "--out", str(tmp_path / "random"))
-    _eval("--task", tasks, "--model", "text-baseline", "--greedy", "--out", str(tmp_path / "text"))
-    chance = json.loads((tmp_path / "random/metrics.json").read_text())
-    text = json.loads((tmp_path / "text/metrics.json").read_text())
-    for task in CLASSIFICATION:
-        assert text[task]["metrics"]["macro_f1"] > chance[task]["metrics"]["macro_f1"], task
+def test_text_baseline_beats_random_where_the_text_carries_the_answer(tmp_path):
+    """The sample's video titles and descriptions carry their topics; its classification labels are in the
+    pictures instead (the text baseline is at chance there: tests/test_sample_needs_image.py)."""
+    _eval("--task", "tagging", "--model", "random", "--greedy", "--out", str(tmp_path / "random"))
+    _eval("--task", "tagging", "--model", "text-baseline", "--greedy", "--out", str(tmp_path / "text"))
+    chance = json.loads((tmp_path / "random/metrics.json").read_text())["tagging"]["metrics"]
+    text = json.loads((tmp_path / "text/metrics.json").read_text())["tagging"]["metrics"]
+    for key in ("macro_f1", "jaccard"):
+        assert text[key] > chance[key] + 0.2, (key, text[key], chance[key])
 
 
 def _cli(*args: str) -> list[str]:

@@ -23,11 +23,14 @@ from transformers import (
     InstructBlipForConditionalGeneration,
     InstructBlipProcessor,
     LlamaConfig,
+    LlamaForCausalLM,
     LlavaConfig,
     LlavaForConditionalGeneration,
     LlavaProcessor,
     OPTConfig,
     PreTrainedTokenizerFast,
+    T5Config,
+    T5ForConditionalGeneration,
 )
 
 from mmsoc.tasks.mmsoc.youtube2000 import YOUTUBE_TOPICS
@@ -49,20 +52,29 @@ _WORDS = (
 
 def _corpus() -> list[str]:
     """Training text for the tokenizer: prompts, label words, topics, punctuation."""
-    lines = [spec.prompt for spec in TASKS.values()]
-    lines += [" ".join(spec.labels) for spec in TASKS.values()]
+    specs = [spec for spec in TASKS.values() if spec.suite == "mmsoc"]
+    lines = [spec.prompt for spec in specs]
+    lines += [" ".join(spec.labels) for spec in specs]
     lines += [", ".join(YOUTUBE_TOPICS), _WORDS, "\" ' , . : ; ? ! ( ) - _ 0 1 2 3 4 5 6 7 8 9"]
     return lines * 3
 
 
-def build_tokenizer(folder: str | Path | None = None) -> PreTrainedTokenizerFast:
-    """A byte-level BPE tokenizer (~400 tokens) trained on the MM-Soc prompts and labels."""
+def _text_suite_corpus() -> list[str]:
+    """Training text for the text-LM tokenizer: the SocKET and SuperTweetEval prompts, labels and options."""
+    specs = [spec for spec in TASKS.values() if spec.suite != "mmsoc"]
+    lines = [spec.prompt for spec in specs] + [" ".join(spec.labels) for spec in specs]
+    lines += [" ".join(option for option, _ in spec.answers) for spec in specs]
+    return [*lines, _WORDS, "\" ' , . : ; ? ! ( ) [ ] - _ # @ 0 1 2 3 4 5 6 7 8 9"] * 3
+
+
+def build_tokenizer(folder: str | Path | None = None, corpus: list[str] | None = None) -> PreTrainedTokenizerFast:
+    """A byte-level BPE tokenizer (~400 tokens) trained on the MM-Soc prompts and labels (or ``corpus``)."""
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIALS,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
-    tok.train_from_iterator(_corpus(), trainer=trainer)
+    tok.train_from_iterator(corpus or _corpus(), trainer=trainer)
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", unk_token="<unk>",
                                    bos_token="<s>", eos_token="</s>", padding_side="left")
     if folder is not None:
@@ -156,6 +168,34 @@ def build_tiny_bert_classifier(folder: str | Path, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     BertForSequenceClassification(config).save_pretrained(folder)
     tok.padding_side = "right"
+    tok.save_pretrained(folder)
+    return folder
+
+
+def build_tiny_causal_lm(folder: str | Path, seed: int = 0) -> Path:
+    """A two-layer Llama text LM with a tokenizer trained on the text suites' prompts."""
+    folder = Path(folder)
+    tok = build_tokenizer(corpus=_text_suite_corpus())
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(_llama(len(tok), tok)).eval()
+    model.generation_config.pad_token_id = tok.pad_token_id
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+def build_tiny_seq2seq_lm(folder: str | Path, seed: int = 0) -> Path:
+    """A two-layer T5 encoder-decoder with the text suites' tokenizer (right padding, as T5 reads)."""
+    folder = Path(folder)
+    tok = build_tokenizer(corpus=_text_suite_corpus())
+    tok.padding_side = "right"
+    config = T5Config(vocab_size=len(tok), d_model=HIDDEN, d_kv=16, d_ff=64, num_layers=2, num_heads=2,
+                      pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id,
+                      decoder_start_token_id=tok.pad_token_id)
+    torch.manual_seed(seed)
+    model = T5ForConditionalGeneration(config).eval()
+    model.generation_config.pad_token_id = tok.pad_token_id
+    model.save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
 

@@ -71,13 +71,11 @@ def detect_format(path: Path) -> MCQAFormat:
 
 def first_json_row(path: Path) -> dict[str, Any] | None:
     """The first non-blank line of a JSON Lines file as an object (None if it is not one)."""
-    try:  # read as bytes: a bad byte further down is reported, by line, when the file is read
-        with open(path, "rb") as handle:
-            line = next((line for line in handle if line.strip()), b"")
-        row = json.loads(line.decode("utf-8-sig")) if line else None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    try:
+        first = next(read_jsonl(path, skip_bad=True), None)  # reads (and decodes) the first line only
+    except (OSError, InputError):
         return None
-    return row if isinstance(row, dict) else None
+    return first[1] if first is not None and isinstance(first[1], dict) else None
 
 
 def require_field(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], path: str, line: int) -> Any:

@@ -10,6 +10,7 @@ into its own log; the main process merges them in item order.
 from __future__ import annotations
 
 import hashlib
+import json
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from desiq.fusion.runner import CONFIG_FILE, HEAD_FILE, FusionScorer, accuracy, 
 from desiq.inputs import MEDIA
 from desiq.perturb import perturb as apply
 from desiq.records import MCQAItem
-from mmsoc.core.io import JsonlAppender
+from mmsoc.core.io import InputError, JsonlAppender
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.media import FeatureCache
 
@@ -45,6 +46,16 @@ def metrics_from_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "missing": missing}
 
 
+def _saved_inputs(model: Path) -> str:
+    """The input setting a saved model was trained with, read without loading its weights."""
+    path = model / CONFIG_FILE
+    try:
+        inputs = json.loads(path.read_text(encoding="utf-8"))["inputs"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise InputError(path, f"not a model folder written by 'desiq train' ({type(err).__name__}: {err})") from None
+    return str(inputs)
+
+
 def _row(item: MCQAItem, perturbation: str, scores: np.ndarray, masked: list[str]) -> dict[str, Any]:
     pred = int(np.argmax(scores))
     return {"id": item.id, "qid": item.qid, "perturbation": perturbation, "vid_name": item.video,
@@ -61,19 +72,21 @@ def evaluate_run(model: Path, data: QAData, out: Path, perturbation: str | None 
     if perturbation is not None:
         items = apply(items, perturbation, seed=seed).items
     accelerator = fusion_accelerator()
-    scorer = FusionScorer.load(model, accelerator.device)  # a model that fails to load leaves RUN_DIR unclaimed
-    data.require_media(scorer.setting)
     name = perturbation or ORIGINAL
     identity = {"model": str(model.resolve()), "model_sha256": file_digest(model / CONFIG_FILE, model / HEAD_FILE),
                 "data": str(data.qa.resolve()), "data_sha256": file_digest(data.qa),
                 "media_root": str(data.media_root.resolve()) if data.media_root else None, "split": data.split,
-                "perturb": perturbation, "seed": seed if perturbation else None, "inputs": scorer.config.inputs}
+                "perturb": perturbation, "seed": seed if perturbation else None,
+                "inputs": _saved_inputs(model)}
     folder = RunFolder(out, KEY_FIELDS)
     keys = [(item.id, name) for item in items]
     with ExitStack() as stack:
         if accelerator.is_main_process:
             stack.enter_context(folder.lock())
-            folder.check(identity)
+            folder.check(identity)  # a different run is refused before any weights are loaded
+        scorer = FusionScorer.load(model, accelerator.device)  # a model that fails to load leaves RUN_DIR unclaimed
+        data.require_media(scorer.setting)
+        if accelerator.is_main_process:
             folder.repair()
         accelerator.wait_for_everyone()
         done = folder.done()

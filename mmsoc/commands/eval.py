@@ -29,6 +29,8 @@ def _seeds(value: str) -> tuple[int, ...]:
 @app.command("eval")
 def eval_command(
     task: str = typer.Option(..., "--task", help="Task id, comma-separated task ids, or 'all'."),
+    suite: str = typer.Option("mmsoc", "--suite", help="Suite the tasks belong to: mmsoc, socket or supertweeteval "
+                              "(see 'mmsoc tasks --suite SUITE')."),
     model: str = typer.Option(..., "--model", help="Hub id or local folder of an image-text-to-text model, "
                               "or a backend: 'random', 'text-baseline' (frozen MiniLM + logistic regression), "
                               "'text-baseline:ID_OR_DIR' (fine-tune that sequence classifier), 'openai:NAME' "
@@ -62,7 +64,7 @@ def eval_command(
                                 "connect or got 408/409/429/5xx, with exponential backoff (openai backend)."),
     text_length: options.TextLength = 128,
 ) -> None:
-    """Evaluate MODEL on MM-Soc tasks, logging every prediction and writing metrics.json."""
+    """Evaluate MODEL on the tasks of a suite (MM-Soc by default), logging every prediction and writing metrics.json."""
     from mmsoc.models.base import GenerationSettings
     from mmsoc.models.registry import ModelOptions, make_model, modalities
     from mmsoc.runners.config import RunConfig
@@ -71,7 +73,7 @@ def eval_command(
     from mmsoc.tasks.prompts import load_prompt_overrides
 
     settings = GenerationSettings(greedy=greedy, max_new_tokens=max_new_tokens, top_p=top_p, temperature=temperature)
-    tasks = parse_task_list(task)
+    tasks = parse_task_list(task, suite)
     overrides = load_prompt_overrides(prompts_file, model) if prompts_file else None
     prompts = resolve_prompts(tasks, prompt_version, overrides)
     data_id = data if data == "sample" or data.startswith("hf://") or data == "hub" else str(Path(data).resolve())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Optional
 
 import typer
 
@@ -13,11 +14,21 @@ app = commands()
 
 @app.command()
 def score(
-    task: str = typer.Option(..., "--task", help="Task id (see 'mmsoc tasks')."),
-    predictions: Path = typer.Option(..., "--predictions", help="JSONL or CSV file with id, prediction and "
-                                     "reference per row (tagging: a list or a comma-separated string)."),
-    out: Path = typer.Option(..., "--out", help="Folder for metrics.json (flat metrics) and score_info.json "
-                             "(how they were computed, intervals, skipped rows)."),
+    predictions: Path = typer.Option(..., "--predictions", help="The predictions: for --format rows a JSONL or CSV "
+                                     "file with id, prediction and reference per row (tagging: a list or a "
+                                     "comma-separated string); see --format for the others."),
+    out: Path = typer.Option(..., "--out", help="Folder for metrics.json, score_info.json (how they were computed, "
+                             "intervals, skipped rows) and, for a suite's files, averages.json."),
+    task: Optional[str] = typer.Option(None, "--task", help="Task id (see 'mmsoc tasks'); needed by --format rows."),
+    format: str = typer.Option("rows", "--format", help="rows (default), socket-tsv (a SocKET predict.py TSV, "
+                               "several tasks) or supertweeteval-lines (one prediction per line, a file or a folder "
+                               "of files named after their tasks)."),
+    data: Optional[str] = typer.Option(None, "--data", help="Where the gold values are, for files of predictions "
+                                       "only (supertweeteval-lines): a folder in the suite's layout or 'sample'."),
+    parser: str = typer.Option("official", "--parser", help="Suite formats: read answers as the suite's official "
+                               "script does (official) or with the lenient reader (lenient)."),
+    penalize_missing: bool = typer.Option(False, "--penalize-missing", help="socket-tsv: replace each missing answer "
+                                          "by a seeded random wrong class (regression: 0) instead of dropping it."),
     text_encoder: str = typer.Option("default", "--text-encoder", help="Sentence-transformers model id or folder "
                                      "for BERTScore and embedding similarity (default: the bundled all-MiniLM-L6-v2)."),
     no_embeddings: bool = typer.Option(False, "--no-embeddings", help="Skip BERTScore and embedding similarity."),
@@ -25,25 +36,60 @@ def score(
                                   "in score_info.json (0: none)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap resampling."),
 ) -> None:
-    """Score a predictions file for one task and write OUT/metrics.json and OUT/score_info.json.
+    """Score a predictions file and write OUT/metrics.json and OUT/score_info.json.
 
     A task that pools datasets (OCR, ids 'hateful_memes/...' and 'memotion/...') is scored on each
     dataset and its metrics are the mean over them, as the paper reports OCR. The package and
-    settings behind every metric are printed after the values.
+    settings behind every metric are printed after the values. A suite's files (SocKET TSVs,
+    SuperTweetEval prediction lines) hold several tasks: metrics.json has one entry per task and
+    averages.json the suite's means (SocKET Table 2, the SuperTweetEval unified mean).
     """
+    from mmsoc.core.io import write_json
+    from mmsoc.report import json_safe
+    from mmsoc.tasks.prediction_files import FORMATS, PARSERS, ScoreRequest
+    from mmsoc.tasks.registry import short_name
+
+    if parser not in PARSERS:
+        raise typer.BadParameter(f"choose one of {', '.join(PARSERS)}", param_hint="--parser")
+    chosen = FORMATS.get(format)
+    request = ScoreRequest(predictions, task, data, parser, penalize_missing)
+    chosen.check(request)
+    rows = chosen.read(request)
+    scored = {name: _score_task(name, part, text_encoder, no_embeddings, bootstrap, seed)
+              for name, part in rows.items()}
+    if chosen.view is None:
+        (name, (metrics, info)), = scored.items()
+        write_json(out / "metrics.json", json_safe(metrics))
+        write_json(out / "score_info.json", json_safe({"task": name, "predictions": predictions.name, **info}))
+        _echo(info["skipped_rows"], metrics, info)
+        return
+    entries = {name: chosen.view(name, metrics, request) for name, (metrics, _) in scored.items()}
+    summary = chosen.averages(entries) if chosen.averages else {}
+    write_json(out / "metrics.json", json_safe({short_name(name): entry for name, entry in entries.items()}))
+    write_json(out / "averages.json", json_safe(summary))
+    write_json(out / "score_info.json", json_safe({
+        "format": format, "predictions": predictions.name, "parser": parser, "penalize_missing": penalize_missing,
+        "tasks": {short_name(name): {"all_metrics": metrics, **info} for name, (metrics, info) in scored.items()}}))
+    for name, entry in entries.items():
+        typer.echo(f"{short_name(name)}: {_values(entry)}")
+    typer.echo("averages: " + " ".join(f"{key}={value}" for key, value in json_safe(summary).items()))
+    merged = {"methods": {k: v for _, info in scored.values() for k, v in info["methods"].items()},
+              "info": {k: v for _, info in scored.values() for k, v in info["info"].items() if isinstance(v, str)}}
+    _echo([line for _, info in scored.values() for line in info["skipped_rows"]], None, merged)
+
+
+def _score_task(task: str, rows: Any, text_encoder: str, fast: bool, bootstrap: int,
+                seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A task's metrics and how they were computed (intervals, methods, notes, skipped rows)."""
     import numpy as np
 
-    from mmsoc.core.io import write_json
     from mmsoc.metrics.registry import find_metric
     from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts
-    from mmsoc.report import json_safe
     from mmsoc.tasks import get_task, score_task_averaged
-    from mmsoc.tasks.prediction_files import read_prediction_file
 
     kind = get_task(task).kind
-    rows = read_prediction_file(predictions, task)
     metrics, parts = score_task_averaged(task, rows.predictions, rows.references, rows.ids,
-                                         text_encoder=text_encoder, fast=no_embeddings)
+                                         text_encoder=text_encoder, fast=fast)
     pooled = "" in parts
     intervals = {}
     if bootstrap:
@@ -53,28 +99,32 @@ def score(
                      for key in next(iter(parts.values())).stats}
     methods = {key: find_metric(kind, key).describe() if key != "n" else "number of items scored" for key in metrics}
     info = {name: {k: v for k, v in part.info.items() if k != "macro_labels"} for name, part in parts.items()}
-    write_json(out / "metrics.json", json_safe(metrics))
-    write_json(out / "score_info.json", json_safe({
-        "task": task, "predictions": predictions.name, "n": len(rows.ids), "skipped_rows": rows.skipped,
-        "info": info[""] if pooled else info,
+    return metrics, {
+        "n": len(rows.ids), "skipped_rows": rows.skipped, "info": info[""] if pooled else info,
         **({} if pooled else {"averaged_over": list(parts),
                               "per_dataset": {name: part.metrics for name, part in parts.items()}}),
         "intervals": {"method": f"95% percentile bootstrap over items, {bootstrap} replicates, seed {seed}"
                                 + ("" if pooled else ", items resampled within each dataset"),
                       "values": intervals},
         "methods": methods,
-    }))
-    for line in rows.skipped:
+    }
+
+
+def _echo(skipped: list[str], metrics: dict | None, info: dict[str, Any]) -> None:
+    """Skipped rows (stderr), the flat metrics if given, and how each metric was computed."""
+    for line in skipped:
         typer.echo(f"skipped {line}", err=True)
-    typer.echo(_values(metrics))
-    if not pooled:
-        typer.echo(f"(mean over the datasets {', '.join(parts)})")
-        for name, part in parts.items():
-            typer.echo(f"{name}: {_values(part.metrics)}")
+    if metrics is not None:
+        typer.echo(_values(metrics))
+        if "per_dataset" in info:
+            typer.echo(f"(mean over the datasets {', '.join(info['per_dataset'])})")
+            for name, values in info["per_dataset"].items():
+                typer.echo(f"{name}: {_values(values)}")
     typer.echo("how each metric was computed:")
-    for key, method in methods.items():
+    for key, method in info["methods"].items():
         typer.echo(f"  {key}: {method}")
-    notes = {key: value for part in parts.values() for key, value in part.info.items() if isinstance(value, str)}
+    parts = [info["info"]] if "per_dataset" not in info else list(info["info"].values())
+    notes = {key: value for part in parts for key, value in part.items() if isinstance(value, str)}
     for key, value in notes.items():
         typer.echo(f"  note, {key}: {value}")
 

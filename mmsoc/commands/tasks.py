@@ -1,24 +1,35 @@
-"""``mmsoc tasks``: the task table."""
+"""``mmsoc tasks``: the task table of a suite."""
 
 from __future__ import annotations
+
+import typer
 
 from mmsoc.core.cli import commands
 
 app = commands()
 
+MAX_LABELS = 6
+"""Labels listed in full up to this many; more are counted."""
+
 
 @app.command("tasks")
-def tasks() -> None:
-    """List the MM-Soc tasks: id, dataset, kind, number of labels and headline metric."""
+def tasks(suite: str = typer.Option("mmsoc", "--suite", help="mmsoc, socket or supertweeteval.")) -> None:
+    """List a suite's tasks: name, type (kind), category, labels, headline metric and every metric reported."""
     from rich.console import Console
     from rich.table import Table
 
-    from mmsoc.tasks import get_task, task_ids
+    from mmsoc.metrics.registry import metric_keys
+    from mmsoc.tasks import get_task, kind_of, task_ids
+    from mmsoc.tasks.registry import short_name
 
-    table = Table(title="MM-Soc tasks")
-    table.add_column("id", no_wrap=True)
-    for name in ("dataset", "kind", "labels", "headline metric"):
+    specs = [get_task(task) for task in task_ids(suite)]
+    table = Table(title=f"{suite} tasks ({len(specs)})")
+    table.add_column("task", no_wrap=True)
+    for name in ("dataset", "type", "category", "labels", "headline", "metrics"):
         table.add_column(name)
-    for spec in map(get_task, task_ids("mmsoc")):
-        table.add_row(spec.id, spec.dataset, spec.kind, str(len(spec.labels)) if spec.labels else "-", spec.headline)
-    Console().print(table)
+    for spec in specs:
+        kind = kind_of(spec)
+        labels = ", ".join(spec.labels) if len(spec.labels) <= MAX_LABELS else f"{len(spec.labels)} labels"
+        table.add_row(short_name(spec.id), spec.dataset, getattr(kind, "task_type", spec.kind), spec.category or "-",
+                      labels or "-", spec.headline, ", ".join(metric_keys(spec.kind)))
+    Console(width=200).print(table)

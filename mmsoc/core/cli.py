@@ -9,6 +9,7 @@ ends in one line ``error: ...`` on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
@@ -27,7 +28,8 @@ def make_app(name: str, help: str, parts: Sequence[typer.Typer]) -> typer.Typer:
                       pretty_exceptions_enable=False)
 
     def root() -> None:
-        pass
+        # Weight-loading progress bars are noise on a command line (results go to stdout, notes to stderr).
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
     root.__doc__ = f"Run ``{name} COMMAND --help`` for each command's options."
     app.callback()(root)

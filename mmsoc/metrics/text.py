@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 from jiwer.transformations import cer_default, wer_default
@@ -159,12 +159,14 @@ def wordnet_or_none():
     return wordnet
 
 
-def meteor(predictions: Sequence[str], references: Sequence[str]) -> tuple[ItemStat, bool]:
-    """nltk METEOR per item on whitespace tokens, averaged; returns (stat, used WordNet synonyms)."""
+def meteor(predictions: Sequence[str], references: Sequence[str],
+           tokenize: Callable[[str], list[str]] = str.split) -> tuple[ItemStat, bool]:
+    """nltk METEOR per item on ``tokenize``'s tokens (whitespace by default), averaged; returns (stat, used
+    WordNet synonyms)."""
     wordnet = wordnet_or_none()
     stemmer = _memoised_stemmer(porter.PorterStemmer.NLTK_EXTENSIONS)
     values = [
-        nltk_meteor.meteor_score([ref.split()], pred.split(), stemmer=stemmer, wordnet=wordnet or _NoSynonyms())
+        nltk_meteor.meteor_score([tokenize(ref)], tokenize(pred), stemmer=stemmer, wordnet=wordnet or _NoSynonyms())
         for pred, ref in zip(predictions, references)
     ]
     return mean_stat(values), wordnet is not None

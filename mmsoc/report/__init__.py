@@ -1,4 +1,7 @@
-"""Reports over run directories: report.json, report.md and a self-contained report.html."""
+"""Reports over run folders: report.json, report.md and a self-contained report.html.
+
+A report reads ``mmsoc eval`` runs (metrics recomputed from predictions.jsonl), ``desiq eval`` runs (their
+metrics.json) and arena rating folders (ratings.json), side by side."""
 
 from __future__ import annotations
 
@@ -8,11 +11,14 @@ from pathlib import Path
 
 from mmsoc.core.io import write_json, write_text
 from mmsoc.report.build import Report, ReportSettings, build_report
-from mmsoc.report.figures import length_figures, metric_figures
-from mmsoc.report.render import layout, to_html, to_markdown
+from mmsoc.report.layout import layout
+from mmsoc.report.overview import add_sources
+from mmsoc.report.render import to_html, to_markdown
 from mmsoc.report.runs import Run, load_runs
+from mmsoc.report.sources import Sources, load_sources
 
-__all__ = ["Report", "ReportSettings", "Run", "build_report", "json_safe", "load_runs", "write_report"]
+__all__ = ["Report", "ReportSettings", "Run", "Sources", "build_report", "json_safe", "load_runs", "load_sources",
+           "write_report"]
 
 
 def json_safe(obj: object) -> object:
@@ -28,10 +34,14 @@ def json_safe(obj: object) -> object:
 
 def write_report(run_dirs: list[str | Path], out: str | Path, settings: ReportSettings,
                  advance: Callable[[str], None] = lambda _: None) -> Report:
-    """Load the runs, build the report and write report.json, report.md and report.html into ``out``."""
-    report = build_report(load_runs(list(run_dirs)), settings, advance)
+    """Load the folders, build the report and write report.json, report.md and report.html into ``out``."""
+    sources = load_sources(list(run_dirs))
+    if not (sources.mmsoc or sources.desiq or sources.arena):
+        raise ValueError("no run folder given")
+    report = build_report(sources.mmsoc, settings, advance)
+    add_sources(report.data, sources)
     report.data = json_safe(report.data)
-    blocks = layout(report, metric_figures(report) + length_figures(report))
+    blocks = layout(report)
     out = Path(out)
     write_json(out / "report.json", report.data)
     write_text(out / "report.md", to_markdown(blocks))

@@ -61,7 +61,7 @@ class Cell:
     datasets: dict[str, np.ndarray] = field(default_factory=dict)
     dataset_success: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
-    def keys(self) -> list[str]:
+    def metric_keys(self) -> list[str]:
         return [key for key in all_keys() if key in self.scores[0].stats]
 
     def parts(self, rows: np.ndarray) -> list[np.ndarray]:
@@ -82,7 +82,7 @@ def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[s
     """Score every (run, task), then add intervals, confusion matrices, aggregates and comparisons."""
     order = {task: spec.order for task, spec in TASKS.items()}
     tasks = sorted({task for run in runs for task in run.rows}, key=lambda task: (order[task], task))
-    if not tasks:
+    if runs and not tasks:
         raise ValueError("no run has any prediction to score")
     cells: dict[str, dict[str, Cell]] = {}
     for task in tasks:
@@ -111,6 +111,7 @@ def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[s
                         if a.name in cells[task] and b.name in cells[task]],
     })
     report.data["comparisons"] = [c for c in report.data["comparisons"] if c is not None]
+    report.data["examples"] = {task: _examples(cells[task]) for task in tasks if get_task(task).kind == "generation"}
     used = sorted({key for entry in report.data["tasks"] for key in entry["metrics"]} | {"n"}, key=_metric_order)
     report.data["methods"] = _methods(tasks, used)
     report.data["notes"] = _notes(cells)
@@ -118,6 +119,23 @@ def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[s
                              "reference": next(iter(cells[task].values())).scores[0].reference_lengths}
                       for task in tasks if "length" in next(iter(cells[task].values())).scores[0].stats}
     return report
+
+
+N_EXAMPLES = 3
+"""Items of a generation task shown with every run's prediction beside the reference."""
+
+
+def _examples(cells: dict[str, Cell]) -> list[dict]:
+    """The first items (by id) that every run answered: reference and each run's first-seed prediction
+    (None where the response was not valid)."""
+    common = sorted(set.intersection(*(set(cell.ids) for cell in cells.values())))[:N_EXAMPLES]
+    out = []
+    for item in common:
+        rows = {name: cell.ids.index(item) for name, cell in cells.items()}
+        first = next(iter(cells.values()))
+        out.append({"id": item, "reference": first.references[rows[next(iter(cells))]],
+                    "predictions": {name: cell.parsed[0][rows[name]] for name, cell in cells.items()}})
+    return out
 
 
 def _metric_order(key: str) -> int:
@@ -169,8 +187,8 @@ def _success(rows: list[RunRow]) -> dict[str, float | None]:
 
 
 def _run_summary(run: Run, tasks: list[str]) -> dict:
-    config = {key: run.config.get(key) for key in ("model", "tasks", "seeds", "greedy", "prompt_version", "data", "split")
-              if key in run.config}
+    keys = ("model", "tasks", "seeds", "greedy", "prompt_version", "data", "split")
+    config = {key: run.config.get(key) for key in keys if key in run.config}
     return {"name": run.name, "path": str(run.path), "config": config, "missing_tasks": run.missing_tasks,
             "skipped_lines": run.skipped, "duplicate_rows": run.duplicates}
 
@@ -199,7 +217,7 @@ def _seed_values(cell: Cell, rows: np.ndarray, key: str) -> list[float]:
 def _metric_cells(cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dict[str, dict]:
     """Value, interval and spread over seeds of every metric of ``cell`` on ``rows``."""
     out, counts = {}, {}
-    for key in cell.keys():
+    for key in cell.metric_keys():
         point, replicates = _intervals(cell, rows, settings, key, 1, counts)
         low, high = percentile_interval(replicates, settings.confidence)
         seed_values = _seed_values(cell, rows, key)
@@ -211,7 +229,7 @@ def _metric_cells(cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dic
 def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, missing_runs: list[str]) -> dict:
     spec = get_task(task)
     all_ids = set().union(*(set(cell.ids) for cell in cells.values()))
-    keys = [key for key in all_keys() if any(key in cell.keys() for cell in cells.values())]
+    keys = [key for key in all_keys() if any(key in cell.metric_keys() for cell in cells.values())]
     entry = {"task": task, "dataset": spec.dataset, "kind": spec.kind, "headline": spec.headline, "metrics": keys,
              "items_in_any_run": len(all_ids), "runs_without_task": missing_runs, "runs": {}}
     for name, cell in cells.items():
@@ -236,11 +254,11 @@ def _info_counts(scores: list[TaskScores]) -> dict[str, int]:
 def _confusion(task: str, cell: Cell) -> dict:
     """Counts summed over seeds: rows are true labels, columns predicted labels and 'invalid'."""
     labels = list(get_task(task).labels)
-    columns = labels + [INVALID]
+    columns = [*labels, INVALID]
     y_true = [canonical_label(ref, labels) for ref in cell.references] * len(cell.seeds)
     y_pred = [canonical_label(p, labels) or INVALID for parsed in cell.parsed for p in parsed]
     total = confusion_matrix(y_true, y_pred, labels=columns)[: len(labels)]
-    return {"labels": labels, "columns": labels + ["invalid"], "matrix": total.tolist()}
+    return {"labels": labels, "columns": [*labels, "invalid"], "matrix": total.tolist()}
 
 
 def _aggregates(cells: dict[str, Cell]) -> dict:
@@ -273,7 +291,7 @@ def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: Re
     rows_a = np.searchsorted(a.ids, common)
     rows_b = np.searchsorted(b.ids, common)
     metrics, counts = {}, {}
-    for key in [k for k in a.keys() if k in b.keys()]:
+    for key in [k for k in a.metric_keys() if k in b.metric_keys()]:
         point_a, rep_a = _intervals(a, rows_a, settings, key, 2, counts)
         point_b, rep_b = _intervals(b, rows_b, settings, key, 3, counts)
         low, high = percentile_interval(rep_a - rep_b, settings.confidence)
@@ -285,7 +303,7 @@ def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: Re
 def _notes(cells: dict[str, dict[str, Cell]]) -> list[str]:
     """How text metrics were computed (normalisation, METEOR synonyms, BERTScore model), once each."""
     notes: list[str] = []
-    for task, by_run in cells.items():
+    for by_run in cells.values():
         for cell in by_run.values():
             info = cell.scores[0].info
             for key, label in (("normalisation", "OCR"), ("meteor", "METEOR"), ("bertscore", "BERTScore model"),

@@ -149,9 +149,10 @@ def _run(config: RunConfig, folder: RunFolder, work: list[WorkItem], problems: l
     folder.check(identity, GROWABLE)
     done = folder.done()
     if "image" in modalities:
+        blind = [w for w in work if not w.example.images and not _text_only(w.example.task)]
         problems += [{"task": w.example.task, "id": w.example.id, "problem": "no readable image; skipped"}
-                     for w in work if not w.example.images]
-        work = [w for w in work if w.example.images]
+                     for w in blind]
+        work = [w for w in work if w.example.images or _text_only(w.example.task)]
     mine = [w for w in work[state.process_index::state.num_processes] if w.key not in done]
     model = make_model() if mine else None  # a model that fails to load leaves RUN_DIR unclaimed
     if state.is_main_process:
@@ -181,6 +182,13 @@ def _run(config: RunConfig, folder: RunFolder, work: list[WorkItem], problems: l
         folder.write_metrics(metrics)
     state.wait_for_everyone()
     return metrics
+
+
+def _text_only(task: str) -> bool:
+    """Whether the task asks with text alone (its kind declares ``text_only``), so it has no image to miss."""
+    from mmsoc.tasks import kind_of
+
+    return bool(getattr(kind_of(task), "text_only", False))
 
 
 def _progress(batches: list, show: bool) -> Iterator:

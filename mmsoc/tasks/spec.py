@@ -32,6 +32,8 @@ class TaskSpec:
     """Version of ``prompt``; runs record it with every prediction."""
     order: int = 1000
     """Position in the suite's listings (the paper's order)."""
+    category: str = ""
+    """The suite's grouping of tasks for its averages (SocKET's five categories, SuperTweetEval's clusters)."""
 
     @property
     def yes_no(self) -> bool:

@@ -49,6 +49,8 @@ class TaskKind(Protocol):
     text_baseline: str
     confusion: bool
     """Whether reports show a confusion matrix over the labels."""
+    # A kind whose requests are text alone (the text suites' kinds) also sets ``text_only = True``, so the
+    # evaluation loop never skips its items for want of an image.
 
     def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request: ...
 

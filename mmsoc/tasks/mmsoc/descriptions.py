@@ -56,27 +56,28 @@ def from_rows(spec: TaskSpec, rows: Iterable[tuple[int, Row]], source: str | os.
 
 
 def write_sample(root: Path, context: SampleContext) -> None:
-    """Both reference files for the sample memes (written before, by ``hateful_memes``): the scene as
-    drawn, and a social context that follows the meme's label."""
+    """Both reference files for the sample memes (written before, by ``hateful_memes``): the picture as
+    drawn, and a social context read from the caption and the picture together."""
     memes: dict[str, list[SampleMeme]] = context.shared[SAMPLE_MEMES]
     for split, items in memes.items():
         scenes, contexts = [], []
         for meme in items:
             common = {"id": meme.id, "image": meme.image, "text": meme.text}
-            scenes.append({**common, "reference": f"A meme showing {meme.scene.describe()}, with white text outlined "
-                                                  f"in black across the top that reads \"{meme.text}\"."})
+            scenes.append({**common, "reference": meme.description})
             contexts.append({**common, "reference": social_context(meme.hateful, meme.group)})
         write_jsonl(root / f"image_description_{split}.jsonl", scenes)
         write_jsonl(root / f"social_context_{split}.jsonl", contexts)
 
 
 def social_context(hateful: bool, group: str) -> str:
-    """Reference social-context description of a sample hateful or benign meme."""
+    """Reference social-context description of a sample hateful or benign meme (the caption alone is
+    neutral: the picture decides)."""
     if hateful:
-        return (f"The meme attacks {group} with a demeaning generalisation. Posts like this spread "
-                "hostility toward a group of people and are typical of online hate speech.")
-    return (f"A lighthearted meme about {group} that plays on shared local experiences; it is the kind "
-            "of friendly community humour people share on social media.")
+        return (f"The caption names {group} neutrally, but the picture crosses them out on a dark background: "
+                "together they call for the group to be removed. Posts like this spread hostility toward a group "
+                "of people and are typical of online hate speech.")
+    return (f"The caption names {group} and the picture shows them beside a heart on a bright background: "
+            "a friendly welcome. It is the kind of warm community post people share on social media.")
 
 
 DATASET = Dataset(FOLDER, load, write_sample=write_sample, sample_order=1)

@@ -88,25 +88,27 @@ def from_hub(row: Row, number: int) -> Row:
     return {"id": item_id, "content": row.get("text"), "image": f"{item_id}.png", "label": row.get("label")}
 
 
-# The sample: headlines whose wording carries the label, about fictional people.
+# The sample: the picture carries the label, the headline does not. Each headline is used by two items of a
+# split, one fake and one true, and the headlines mix tabloid and sober wording, so a text-only model is at
+# chance by construction. Fake items show a clash of loud colours, a starburst and a sensational stamp; true
+# items a calm picture with a press-photo stamp.
 POLITICIANS = ("Senator Ana Ruiz", "Governor Tom Baker", "Mayor Lee Chen", "Rep. Dana Ortiz", "Senator Paul Meyer")
-POLITI_FAKE = ("SHOCKING: {p} secretly wired millions to an offshore account, insiders say",
-               "BREAKING: {p} caught banning the national anthem at schools. Media silent!",
-               "You won't believe what {p} did: voted to sell the state parks to a foreign king",
-               "EXPOSED: {p} is paid by a secret cabal to rig the election, leaked memo proves")
-POLITI_TRUE = ("{p} signs water infrastructure bill after committee review",
-               "{p} holds town hall meeting on school funding in Springfield",
-               "{p} visits flood-hit county and meets emergency crews",
-               "Senate committee advances budget proposal backed by {p}")
+POLITICS = ("SHOCKING: {p} secretly wired millions to an offshore account, insiders say",
+            "BREAKING: {p} caught banning the national anthem at schools. Media silent!",
+            "EXPOSED: {p} is paid by a secret cabal to rig the election, leaked memo proves",
+            "{p} signs water infrastructure bill after committee review",
+            "{p} holds town hall meeting on school funding in Springfield",
+            "{p} visits flood-hit county and meets emergency crews")
 CELEBRITIES = ("Mia Stone", "Jake Rivers", "Lola Grant", "Ethan Vale", "Nora Quinn")
-GOSSIP_FAKE = ("EXCLUSIVE: {c} and {d} secretly married in Vegas, source claims",
-               "{c} pregnant with twins? Insiders reveal the shocking truth",
-               "{c} feud explodes: she can't stand {d}, says insider",
-               "{c} fired from hit show after secret meltdown on set, sources say")
-GOSSIP_TRUE = ("{c} to star in new drama series alongside {d}",
-               "{c} releases new album in May and announces world tour",
-               "{c} attends film festival premiere with {d}",
-               "{c} wins best actress award at annual ceremony")
+GOSSIP = ("EXCLUSIVE: {c} and {d} secretly married in Vegas, source claims",
+          "{c} pregnant with twins? Insiders reveal the shocking truth",
+          "{c} feud explodes: she can't stand {d}, says insider",
+          "{c} to star in new drama series alongside {d}",
+          "{c} releases new album in May and announces world tour",
+          "{c} attends film festival premiere with {d}")
+LOOK = {True: (("red", "orange", "pink"), ("SHOCKING!", "LEAKED!", "EXPOSED!")),
+        False: (("blue", "gray", "teal"), ("PRESS PHOTO", "FILE PHOTO", "POOL PHOTO"))}
+"""Fake or not -> (background colours, stamped words)."""
 NEWS_SIZE = (128, 96)
 
 
@@ -119,25 +121,42 @@ def write_sample(root: Path, context: SampleContext) -> None:
         politics, number = prefix == "politi", 0
         for split, n in context.splits:
             rows = []
-            for fake in draw.balanced(rng, n, (True, False)):
+            headlines = [_news_text(rng, politics) for _ in range((n + 1) // 2)]
+            for pair, labels in draw.confounded(rng, n, {"fake": (True, False)}, 2):
                 number += 1
                 item_id = f"{'politifact' if politics else 'gossipcop'}{number}"
                 image = root / IMAGES / f"{prefix}_{split}" / f"{item_id}.jpg"
-                draw.save(draw.draw_scene(draw.random_scene(rng), NEWS_SIZE), image)
-                label = CSV_FAKE_VALUE if fake else 1 - CSV_FAKE_VALUE
-                rows.append((item_id, _news_text(rng, politics, fake), f"{item_id}.jpg", label))
+                draw.save(_picture(rng, labels["fake"]), image)
+                label = CSV_FAKE_VALUE if labels["fake"] else 1 - CSV_FAKE_VALUE
+                rows.append((item_id, headlines[pair], f"{item_id}.jpg", label))
             with atomic_open(root / f"{prefix}_{split}.csv", "w", encoding="utf-8", newline="") as handle:
                 writer = csv.writer(handle, lineterminator="\n")
                 writer.writerow(("id", "content", "image", "label"))
                 writer.writerows(rows)
 
 
-def _news_text(rng: random.Random, politics: bool, fake: bool) -> str:
-    """A fake or true news headline (PolitiFact-like when ``politics``, GossipCop-like otherwise)."""
+def _news_text(rng: random.Random, politics: bool) -> str:
+    """A headline in PolitiFact style (``politics``) or GossipCop style, tabloid or sober alike."""
     if politics:
-        return rng.choice(POLITI_FAKE if fake else POLITI_TRUE).format(p=rng.choice(POLITICIANS))
+        return rng.choice(POLITICS).format(p=rng.choice(POLITICIANS))
     first, second = rng.sample(CELEBRITIES, 2)
-    return rng.choice(GOSSIP_FAKE if fake else GOSSIP_TRUE).format(c=first, d=second)
+    return rng.choice(GOSSIP).format(c=first, d=second)
+
+
+def _picture(rng: random.Random, fake: bool):
+    """Loud colours, a starburst and a sensational stamp (fake), or a calm scene with a press stamp (true)."""
+    from PIL import ImageDraw
+
+    from mmsoc.tasks.data import draw
+
+    colors, words = LOOK[fake]
+    image = draw.backdrop(rng.choice(colors), rng.choice(draw.TEXTURES), NEWS_SIZE)
+    pen = ImageDraw.Draw(image)
+    if fake:
+        draw.starburst(pen, (64, 44), 40, draw.COLORS["yellow"])
+    else:
+        draw.stick_figures(pen, (34, 14, 94, 66), 2)
+    return draw.stamp(image, rng.choice(words), (64, 80), draw.BLACK if not fake else draw.COLORS["red"])
 
 
 DATASET = Dataset(

@@ -18,7 +18,6 @@ from typing import Any
 from mmsoc.core.io import InputError, read_jsonl, write_jsonl
 from mmsoc.core.records import Example
 from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, HubCopy, LoadOptions, SampleContext
-from mmsoc.tasks.data.draw import Scene
 from mmsoc.tasks.data.images import resolve_image
 from mmsoc.tasks.data.result import ItemProblem, LoadResult
 from mmsoc.tasks.data.rows import Row, collect_examples, existing_file, require, text_value
@@ -80,15 +79,17 @@ def from_hub(row: Row, number: int) -> Row:
     return {"id": item_id, "img": f"{item_id}.png", "text": row.get("text"), "label": row.get("label")}
 
 
-# The sample: memes whose wording carries the label, about fictional groups.
+# The sample: the picture carries the label, the caption does not. Each caption is used by two memes of
+# a split, one hateful and one not (the benign confounders of the real dataset), so a text-only model is
+# at chance by construction; the picture shows the people of the caption crossed out on a dark
+# background (hateful) or beside a heart on a light one (not hateful).
 GROUPS = ("the hill folk", "people from the valley", "the night shift crowd", "those river people",
           "the east side crowd", "the new neighbours", "the marsh villagers", "people from up north")
-HATEFUL = ("{g} are vermin and should be driven out", "nobody wants {g} here, send them all back",
-           "{g} are a disease on this country", "{g} are too stupid to be allowed to vote",
-           "{g} are filthy animals, keep them away from us")
-BENIGN = ("{g} throw the best parties every summer", "when {g} share their secret recipes with you",
-          "{g} always wave when they drive past", "thanks to {g} for fixing the old bridge",
-          "{g} grow the sweetest apples in the region")
+CAPTIONS = ("look who moved in next door: {g}", "{g} at the town meeting last night", "this is what {g} are like",
+            "everyone is talking about {g}", "{g} showed up at the market today", "meanwhile, {g}",
+            "when {g} come to town", "a picture of {g} for you")
+BACKGROUNDS = {True: ("red", "brown", "purple"), False: ("green", "teal", "yellow")}
+"""Background colours of hateful (dark, low green) and benign (light, high green) memes."""
 SAMPLE_MEMES = "hateful_memes"
 """Key in ``SampleContext.shared`` of the memes drawn (split -> list of :class:`SampleMeme`)."""
 
@@ -101,12 +102,13 @@ class SampleMeme:
     image: str
     text: str
     hateful: bool
-    scene: Scene
     group: str
+    description: str
+    """What the picture shows, in words (the image-description reference)."""
 
 
 def write_sample(root: Path, context: SampleContext) -> None:
-    """Balanced hateful/benign memes with their text rendered on a drawn scene."""
+    """Balanced hateful/benign memes: pairs that share a caption, told apart by the drawing."""
     from mmsoc.tasks.data import draw
 
     rng, number = context.rng, 10000
@@ -114,22 +116,47 @@ def write_sample(root: Path, context: SampleContext) -> None:
     for split, n in context.splits:
         rows: list[dict[str, Any]] = []
         memes[split] = []
-        for hateful in draw.balanced(rng, n, (True, False)):
+        captions = [_caption(rng) for _ in range((n + 1) // 2)]
+        for pair, labels in draw.confounded(rng, n, {"hate": (True, False)}, 2):
             number += 1
-            text, group = _meme_text(rng, hateful)
-            scene = draw.random_scene(rng)
+            text, group = captions[pair]
+            hateful = labels["hate"]
             item_id, image = f"{number:05d}", f"img/{number:05d}.png"
-            draw.save(draw.render_text(draw.draw_scene(scene, MEME_SIZE), text), root / image)
+            picture, description = _picture(rng, hateful, text)
+            draw.save(picture, root / image)
             rows.append({"id": item_id, "img": image, "label": int(hateful), "text": text})
-            memes[split].append(SampleMeme(item_id, f"{FOLDER}/{image}", text, hateful, scene, group))
+            memes[split].append(SampleMeme(item_id, f"{FOLDER}/{image}", text, hateful, group, description))
         write_jsonl(root / f"{split}.jsonl", rows)
     context.shared[SAMPLE_MEMES] = memes
 
 
-def _meme_text(rng: random.Random, hateful: bool) -> tuple[str, str]:
-    """(meme text, group named) of a hateful or benign sample meme."""
+def _caption(rng: random.Random) -> tuple[str, str]:
+    """(caption, group named): neutral words about a fictional group."""
     group = rng.choice(GROUPS)
-    return rng.choice(HATEFUL if hateful else BENIGN).format(g=group), group
+    return rng.choice(CAPTIONS).format(g=group), group
+
+
+def _picture(rng: random.Random, hateful: bool, text: str) -> tuple[Any, str]:
+    """The meme (caption at the top) and its description."""
+    from PIL import ImageDraw
+
+    from mmsoc.tasks.data import draw
+
+    background, texture, count = rng.choice(BACKGROUNDS[hateful]), rng.choice(draw.TEXTURES), rng.choice((2, 3, 4))
+    image = draw.backdrop(background, texture, MEME_SIZE)
+    pen = ImageDraw.Draw(image)
+    box = (18, 78, 112, 150)
+    draw.stick_figures(pen, box, count)
+    if hateful:
+        draw.cross(pen, (box[0] - 6, box[1] - 4, box[2] + 6, box[3] + 4))
+        symbol = "crossed out by a large black X"
+    else:
+        draw.heart(pen, (136, 104), 14, draw.COLORS["red"])
+        symbol = "next to a red heart"
+    draw.render_text(image, text)
+    where = draw.background_words(background, texture)
+    return image, (f"A meme showing {count} white stick figures {symbol} on {where}, with white text outlined in "
+                   f"black across the top that reads \"{text}\".")
 
 
 DATASET = Dataset(

@@ -155,19 +155,16 @@ def from_hub(row: Row, number: int) -> Row:
     return {**local, "image_name": image_file_name(row.get("image"), f"{number}.png")}
 
 
-# The sample: meme text built from one cue per label, so a text-only model can learn each label.
-SARCASM = {"sarcastic": ("oh great,", "wow, just what i needed:", "yeah, because", "sure, totally normal:"),
-           "not_sarcastic": ("me when", "true story:", "today", "fun fact:")}
-SENTIMENT = {"positive": ("my team finally won the cup", "i got the job after ten interviews",
-                          "grandma learned to send memes", "the weekend is finally here"),
-             "negative": ("my phone died in the middle of the exam", "the printer ate my homework again",
-                          "i was stuck in traffic for three hours", "the wifi is down again"),
-             "neutral": ("the bus comes at seven", "the meeting moved to room four",
-                         "tuesday is laundry day", "the store closes at nine")}
-HUMOR = {"humorous": ("lol", "i cant even haha", "send help lmao", "im crying laughing"),
-         "not_humorous": ("that is all", "noted", "just saying", "nothing more to add")}
-OFFENSIVE = {"offensive": ("shut up you idiots", "what a bunch of morons", "losers, all of you"),
-             "not_offensive": ("have a nice day", "stay kind", "be good to each other")}
+# The sample: the picture carries every label, the caption none. Each caption is shared by a group of six
+# memes whose labels are balanced within the group for every task, so a text-only model is at chance by
+# construction. The picture: a face on a background whose colour and mouth give the sentiment, a wink
+# for sarcasm, confetti and tears of laughter for humour, a thick red frame for offensive.
+CAPTIONS = ("me looking at the group chat", "when the meeting could have been an email", "my face when",
+            "nobody: absolutely nobody:", "me after reading the comments", "how it feels on a monday",
+            "when someone says they are fine", "that moment at the family dinner")
+SENTIMENT_LOOK = {"positive": (("yellow", "orange", "pink"), "smile"), "neutral": (("gray", "teal", "green"), "flat"),
+                  "negative": (("blue", "purple", "brown"), "frown")}
+"""Sentiment -> (background colours, mouth of the face)."""
 RAW = {"humorous": ("funny", "very_funny", "hilarious"), "not_humorous": ("not_funny",),
        "sarcastic": ("general", "twisted_meaning", "very_twisted"), "not_sarcastic": ("not_sarcastic",),
        "offensive": ("slight", "very_offensive", "hateful_offensive"), "not_offensive": ("not_offensive",),
@@ -175,25 +172,27 @@ RAW = {"humorous": ("funny", "very_funny", "hilarious"), "not_humorous": ("not_f
        "neutral": ("neutral",)}
 """MM-Soc label -> the raw Memotion labels that collapse to it."""
 MEME_SIZE = (160, 160)
+GROUP = 6
+"""Memes per shared caption: every label of every task balanced within a group."""
 SAMPLE_COLUMNS = ("", "image_name", "text_ocr", "text_corrected", "humour", "sarcasm", "offensive",
                   "motivational", "overall_sentiment", "split")
 """The released ``labels.csv`` header, plus the split column."""
 
 
 def write_sample(root: Path, context: SampleContext) -> None:
-    """``labels.csv`` in the released format and memes with their text rendered, every label balanced."""
+    """``labels.csv`` in the released format and memes with their caption rendered, every label balanced and
+    carried by the drawing."""
     from mmsoc.tasks.data import draw
 
     rng, rows, number = context.rng, [], 0
+    label_sets = {task: tuple(sorted(set(mapping.values()))) for task, mapping in LABEL_MAPS.items()}
     for split, n in context.splits:
-        columns = {task: draw.balanced(rng, n, tuple(sorted(set(mapping.values()))))
-                   for task, mapping in LABEL_MAPS.items()}
-        for i in range(n):
-            labels = {task: values[i] for task, values in columns.items()}
-            text = _meme_text(rng, labels)
+        captions = [rng.choice(CAPTIONS) for _ in range(-(-n // GROUP))]
+        for group, labels in draw.confounded(rng, n, label_sets, GROUP):
+            text = captions[group]
             number += 1
             name = f"image_{number}.jpg"
-            draw.save(draw.render_text(draw.draw_scene(draw.random_scene(rng), MEME_SIZE), text), root / IMAGES / name)
+            draw.save(_picture(rng, labels, text), root / IMAGES / name)
             raw = {task: rng.choice(RAW[label]) for task, label in labels.items()}
             rows.append((str(number - 1), name, text, text, raw["humor"], raw["sarcasm"], raw["offensive"],
                          rng.choice(("motivational", "not_motivational")), raw["sentiment"], split))
@@ -203,11 +202,24 @@ def write_sample(root: Path, context: SampleContext) -> None:
         writer.writerows(rows)
 
 
-def _meme_text(rng: random.Random, labels: dict[str, str]) -> str:
-    """Meme text built from one cue per Memotion label (sarcasm, sentiment, humor, offensive)."""
-    parts = (rng.choice(SARCASM[labels["sarcasm"]]), rng.choice(SENTIMENT[labels["sentiment"]]),
-             rng.choice(HUMOR[labels["humor"]]), rng.choice(OFFENSIVE[labels["offensive"]]))
-    return " ".join(parts)
+def _picture(rng: random.Random, labels: dict[str, str], text: str):
+    """A meme whose drawing shows its four labels, with ``text`` across the top."""
+    from PIL import ImageDraw
+
+    from mmsoc.tasks.data import draw
+
+    colors, mouth = SENTIMENT_LOOK[labels["sentiment"]]
+    image = draw.backdrop(rng.choice(colors), rng.choice(draw.TEXTURES), MEME_SIZE)
+    pen = ImageDraw.Draw(image)
+    if labels["humor"] == "humorous":
+        draw.confetti(pen, rng, MEME_SIZE, 60)
+    draw.face(pen, (80, 112), 34, mouth, wink=labels["sarcasm"] == "sarcastic")
+    if labels["humor"] == "humorous":
+        for x in (38, 122):
+            draw.tear(pen, (x, 116), 8)
+    if labels["offensive"] == "offensive":
+        draw.frame(pen, MEME_SIZE, 8, draw.COLORS["red"])
+    return draw.render_text(image, text)
 
 
 _HUB_SPLITS = {"train": "train", "dev": "validation", "test": "test"}

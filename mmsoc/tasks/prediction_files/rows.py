@@ -1,40 +1,19 @@
-"""Predictions made by any tool, read from JSONL or CSV rows of (id, prediction, reference)."""
+"""The default format: predictions made by any tool as JSONL or CSV rows of (id, prediction, reference), one task."""
 
 from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from mmsoc.core.io import InputError, read_jsonl, read_text
+from mmsoc.tasks.prediction_files import PredictionFile, PredictionFormat, RowError, ScoreRequest
 from mmsoc.tasks.registry import get_task, kind_of
 
 FIELDS = ("id", "prediction", "reference")
 
 
-class RowError(Exception):
-    """A bad row: the reader adds file and line and records it as an InputError message."""
-
-    def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
-        self.message, self.field = message, field
-
-    def located(self, path: str | Path, line: int) -> str:
-        return str(InputError(path, self.message, line=line, field=self.field))
-
-
-@dataclass
-class PredictionFile:
-    """The scorable rows of a predictions file and the rows skipped, each with file, line and field."""
-
-    ids: list[str] = field(default_factory=list)
-    predictions: list[object] = field(default_factory=list)
-    references: list[object] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
-
-
-def read_prediction_file(path: str | Path, task_id: str) -> PredictionFile:
+def read_rows_file(path: str | Path, task_id: str) -> PredictionFile:
     """Read ``path`` (.jsonl or .csv); bad rows are skipped and recorded, a bad file raises InputError.
 
     A missing or empty prediction is an unparseable answer (None). For tagging, lists may be JSON
@@ -100,3 +79,12 @@ def _check(row: dict, spec) -> tuple[str, object, object]:
     except ValueError as err:
         raise RowError(str(err), field="reference") from None
     return str(row["id"]), row["prediction"], reference
+
+
+def read(request: ScoreRequest) -> dict[str, PredictionFile]:
+    if request.task is None:
+        raise ValueError("--format rows scores one task: give --task")
+    return {request.task: read_rows_file(request.path, request.task)}
+
+
+FORMAT = PredictionFormat("rows", "JSONL or CSV rows of id, prediction and reference for one task (--task)", read)

@@ -1,0 +1,84 @@
+"""SocKET classification (``CLS``): one option of the question's list, read from the generated answer.
+
+The parsed label of a response is its answer text (:func:`mmsoc.tasks.socket.answers.answer_text`);
+scoring reads it twice, with the official reader (the headline ``f1``, ``hit_rate``) and the lenient one
+(``f1_lenient``, ``hit_rate_lenient``), so one run reports both. A response is valid when either reader
+finds an option, strictly valid when the official one does (so ``success_rate`` is the official
+``hit_rate``). References are class names (or their numbers).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mmsoc.core.records import Example
+from mmsoc.models.base import Request
+from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskScores, check_lengths
+from mmsoc.tasks.spec import TaskSpec
+
+PENALTY_SEED = 0
+"""With the task id, seeds the wrong classes that replace missing answers in ``f1_penalized``."""
+
+
+class SocketChoice:
+    explainable = False
+    text_baseline = "none"
+    """The text baseline answers label names; SocKET questions want their options."""
+    confusion = False
+    text_only = True
+    """Requests are text alone: models that read images ask without one."""
+
+    def __init__(self, name: str, task_type: str):
+        self.name, self.task_type = name, task_type
+
+    def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request:
+        from mmsoc.tasks.socket.prompting import socket_request
+
+        return socket_request(spec, example, instruction, seed)
+
+    def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
+        from mmsoc.tasks.socket.answers import answer_text, lenient_choice, official_choice
+
+        answer = answer_text(raw)
+        found = official_choice(spec, answer) is not None or (
+            not strict and lenient_choice(spec, answer) is not None)
+        return Parsed(answer, True) if found else INVALID
+
+    def target(self, spec: TaskSpec, label: Any) -> str:
+        """The option that means ``label``."""
+        return spec.answers[spec.labels.index(self.check_reference(spec, label))][0]
+
+    def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
+        return str(rng.choice([option for option, _ in spec.answers]))
+
+    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+        from mmsoc.tasks.socket.data import class_label
+
+        return class_label(spec, value)
+
+    def score(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any], *,
+              text_encoder: str | None = None, fast: bool = False) -> TaskScores:
+        """Predictions are answer texts (None: nothing to read); each reader finds its option or none."""
+        from mmsoc.metrics.registry import run_groups
+        from mmsoc.metrics.suite_inputs import ChoiceInput
+        from mmsoc.tasks.socket.answers import answer_text, lenient_choice, official_choice
+
+        check_lengths(spec.id, predictions, references)
+        truth = np.array([spec.labels.index(self.check_reference(spec, ref)) for ref in references])
+        answers = [answer_text(p) if isinstance(p, str) else None for p in predictions]
+
+        def read(reader) -> np.ndarray:
+            found = [reader(spec, a) if a is not None else None for a in answers]
+            return np.array([-1 if index is None else index for index in found], dtype=np.int64)
+
+        data = ChoiceInput(truth, read(official_choice), read(lenient_choice), len(spec.labels),
+                           zlib.crc32(spec.id.encode()) ^ PENALTY_SEED)
+        stats, info = run_groups(self.name, data, fast)
+        return TaskScores(spec.id, {**{k: s.value() for k, s in stats.items()}, "n": len(references)}, stats, info)
+
+
+KIND = SocketChoice("socket_cls", "CLS")

@@ -1,0 +1,12 @@
+"""SuperTweetEval question generation (TweetQG): a question, scored by METEOR."""
+
+from __future__ import annotations
+
+from mmsoc.tasks.kinds.ste_qa import FreeText
+
+
+class Question(FreeText):
+    name = "ste_qg"
+
+
+KIND = Question()

@@ -1,0 +1,104 @@
+"""``--format supertweeteval-lines``: SuperTweetEval prediction files, one prediction per line, line i for test
+item i, as the official per-task scripts (``eval_scripts/<task>.py``) and the hub's evaluation read them.
+
+``--predictions`` is one file (its task from ``--task`` or its name) or a folder of files named after their
+tasks (``tweet-qa.txt``, ``tweet_qa.txt``, ``flan-t5-base-tweet-qa.txt``...). The gold values come from the
+test split in ``--data`` (the hub layout, or ``sample``). Lines are the file split at ``\\n``; one empty
+last line (a final newline) is dropped; any other count than the number of test items is refused (the
+scripts would silently cut or misalign). Lines are read as the scripts read them (``--parser lenient``:
+leniently), and metrics.json holds, per task, the paper's metric and the script's where they differ;
+averages.json the unified mean and the paper's clusters.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mmsoc.core.io import InputError
+from mmsoc.tasks.prediction_files import PredictionFile, PredictionFormat, ScoreRequest
+
+SUITE = "supertweeteval"
+
+
+def _names() -> dict[str, str]:
+    """Task id -> its short name."""
+    from mmsoc.tasks.registry import short_name, task_ids
+
+    return {task: short_name(task) for task in task_ids(SUITE)}
+
+
+def task_of_file(path: Path) -> str | None:
+    """The task a file is named after (``...tweet-qa.txt`` / ``...tweet_qa.txt``), the longest name matching."""
+    stem = path.stem.lower()
+    found = [(len(name), task) for task, name in _names().items()
+             if stem.endswith(name) or stem.endswith(name.replace("_", "-"))]
+    return max(found)[1] if found else None
+
+
+def _files(request: ScoreRequest) -> dict[str, Path]:
+    from mmsoc.tasks.registry import qualified
+
+    path = request.path
+    if path.is_dir():
+        if request.task:
+            raise ValueError("--task names the task of one file; a folder's files are named after their tasks")
+        files: dict[str, Path] = {}
+        for file in sorted(path.glob("*.txt")):
+            task = task_of_file(file)
+            if task is not None:
+                if task in files:
+                    raise InputError(file, f"a second file for {_names()[task]} (first: {files[task].name})")
+                files[task] = file
+        if not files:
+            raise InputError(path, "no prediction file named after a SuperTweetEval task (e.g. tweet-qa.txt)")
+        return files
+    if not path.is_file():
+        raise InputError(path, "no such file or folder")
+    task = qualified(request.task, SUITE) if request.task else task_of_file(path)
+    if task is None:
+        raise ValueError(f"cannot tell the task of {path.name} from its name: give --task")
+    return {task: path}
+
+
+def read(request: ScoreRequest) -> dict[str, PredictionFile]:
+    from mmsoc.tasks.data import load_examples
+    from mmsoc.tasks.scoring import parse_response
+
+    if not request.data:
+        raise ValueError("--format supertweeteval-lines takes the gold values from a data folder: give --data DIR "
+                         "(the hub layout, data/<task>/test.jsonl) or --data sample")
+    out: dict[str, PredictionFile] = {}
+    for task, file in sorted(_files(request).items(), key=lambda pair: list(_names()).index(pair[0])):
+        examples = load_examples(task, request.data, "test").examples
+        try:
+            lines = file.read_text(encoding="utf-8").split("\n")
+        except UnicodeDecodeError as err:
+            raise InputError(file, f"not UTF-8 text (byte {err.start + 1} of the file)") from None
+        if len(lines) == len(examples) + 1 and lines[-1] == "":
+            lines.pop()
+        if len(lines) != len(examples):
+            raise InputError(file, f"{len(lines)} lines for {len(examples)} test items of {_names()[task]} in "
+                                   f"{request.data} (one prediction per line, line i for item i)")
+        official = request.parser == "official"
+        parsed = [parse_response(task, line, "strict" if official else "lenient") for line in lines]
+        out[task] = PredictionFile([e.id for e in examples],
+                                   [p.label if official or p.ok else None for p in parsed],
+                                   [e.label for e in examples])
+    return out
+
+
+def view(task_id: str, metrics: dict[str, Any], request: ScoreRequest) -> dict[str, Any]:
+    return dict(metrics)
+
+
+def averages(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    from mmsoc.tasks.registry import get_task
+    from mmsoc.tasks.supertweeteval.averages import unified
+
+    return unified({task: entry.get(get_task(task).headline) for task, entry in entries.items()})
+
+
+FORMAT = PredictionFormat("supertweeteval-lines", "SuperTweetEval files of one prediction per line (a file, or a "
+                          "folder of files named after their tasks), gold values from --data", read, view, averages,
+                          options=("parser",))
