@@ -10,6 +10,7 @@ import pytest
 
 from .places import no_space, read_only
 
+
 @pytest.fixture
 def readonly_dir(tmp_path):
     """An existing, empty folder no command can write into (EROFS as root, EACCES otherwise)."""

@@ -12,9 +12,9 @@ from PIL import Image
 
 from .harness import jsonl, run
 
-SIQ_ROW = {"qid": "v1_q0_0", "q": "Why does she smile?", "vid_name": "v1", "ts": "0.00-10.00", "a0": "She is happy.",
-           "a1": "She is lost.", "a2": "She is cold.", "a3": "She is late.", "answer_idx": 0, "ans_corr": "She is happy.",
-           "idx_types": ["corr", "rewrite", "matched", "matched"]}
+SIQ_ROW = {"qid": "v1_q0_0", "q": "Why does she smile?", "vid_name": "v1", "ts": "0.00-10.00",
+           "a0": "She is happy.", "a1": "She is lost.", "a2": "She is cold.", "a3": "She is late.", "answer_idx": 0,
+           "ans_corr": "She is happy.", "idx_types": ["corr", "rewrite", "matched", "matched"]}
 
 
 def _siq_file(path: Path, rows: list[dict]) -> Path:
