@@ -54,11 +54,12 @@ def hub_fetch(repo: str, flag: str | None = None) -> str:
 @contextmanager
 def loading(role: str, name: str, fetch: str, instead: str) -> Iterator[None]:
     """Load weights inside this block: a failure to fetch them raises :class:`ModelUnavailable`; any other
-    error passes unchanged. Libraries that log their own download errors to the root logger are kept
-    quiet meanwhile (the one line is ours)."""
-    root = logging.getLogger()
-    quiet = logging.NullHandler()
+    error passes unchanged. Meanwhile the hub client's retry warnings and the download errors some
+    libraries log to the root logger are kept quiet: the one line that explains is ours."""
+    root, hub = logging.getLogger(), logging.getLogger("huggingface_hub")
+    quiet, level = logging.NullHandler(), hub.level
     root.addHandler(quiet)
+    hub.setLevel(logging.ERROR)
     try:
         yield
     except ModelUnavailable:
@@ -69,3 +70,4 @@ def loading(role: str, name: str, fetch: str, instead: str) -> Iterator[None]:
         raise ModelUnavailable(role, name, fetch, instead) from err
     finally:
         root.removeHandler(quiet)
+        hub.setLevel(level)
