@@ -104,7 +104,8 @@ def model_flags(backbone: str) -> Iterator[None]:
     from mmsoc.media.weights import ModelUnavailable, hub_fetch, loading
 
     try:
-        with loading("T5 backbone", backbone, hub_fetch(backbone), "pass --backbone FOLDER (a T5 checkpoint and tokenizer)"):
+        instead = "pass --backbone FOLDER (a T5 checkpoint and tokenizer)"
+        with loading("T5 backbone", backbone, hub_fetch(backbone), instead):
             yield
     except ModelUnavailable as err:
         raise err.using(FLAGS[err.role]) if err.role in FLAGS else err from None

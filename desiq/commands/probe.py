@@ -27,7 +27,8 @@ def probe_flags(backbone: str) -> Iterator[None]:
     from mmsoc.media.weights import ModelUnavailable, hub_fetch, loading
 
     try:
-        with loading("T5 backbone", backbone, hub_fetch(backbone), "pass --backbone FOLDER (a T5 checkpoint and tokenizer)"):
+        instead = "pass --backbone FOLDER (a T5 checkpoint and tokenizer)"
+        with loading("T5 backbone", backbone, hub_fetch(backbone), instead):
             yield
     except ModelUnavailable as err:
         if err.role != "sentence encoder":

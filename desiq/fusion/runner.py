@@ -145,7 +145,8 @@ class FusionScorer:
 
         folder = Path(folder)
         if not (folder / CONFIG_FILE).is_file():
-            raise InputError(folder, f"no fusion model here ({CONFIG_FILE} missing); pass a folder written by desiq train")
+            raise InputError(folder, f"no fusion model here ({CONFIG_FILE} missing); pass a folder written by "
+                                     "desiq train")
         obj = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
         dims = obj.pop("feature_dims")
         encoder = T5EncoderModel.from_pretrained(folder / BACKBONE_DIR)

@@ -102,7 +102,7 @@ def remove_stale_temporaries(target: str | os.PathLike) -> list[Path]:
     """Remove the temporaries that killed writers of ``target`` left beside it (see above); returns them."""
     target = Path(target)
     ours = re.compile(re.escape(f".{target.name}.") + r"[0-9]+-[a-z0-9_]+\.(tmp|partial)")
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(target.parent))
     except OSError:
@@ -325,7 +325,7 @@ class JsonlAppender:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             _truncate_partial_last_line(self.path)
-            self._handle = open(self.path, "a", encoding="utf-8")
+            self._handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (held until close)
         except OSError as err:
             raise _named(err, self.path) from None
 
@@ -353,7 +353,7 @@ class JsonlAppender:
             except OSError as err:
                 raise _named(err, self.path) from None
 
-    def __enter__(self) -> "JsonlAppender":
+    def __enter__(self) -> JsonlAppender:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -42,7 +42,8 @@ class AudioEncoder(Encoder):
             return mel, None
         from transformers import AutoFeatureExtractor, AutoModel
 
-        with loading("speech encoder", self.model, hub_fetch(self.model), f"use a local folder or '{LOGMEL}' (no weights)"):
+        instead = f"use a local folder or '{LOGMEL}' (no weights)"
+        with loading("speech encoder", self.model, hub_fetch(self.model), instead):
             model = AutoModel.from_pretrained(self.model).eval().to(self.device)
             extractor = AutoFeatureExtractor.from_pretrained(self.model)
         return model, extractor

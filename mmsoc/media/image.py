@@ -55,7 +55,8 @@ class FrameEmbedder:
             name = f"local-dir:{self.model}" if Path(self.model).is_dir() else self.model
             with loading("frame encoder", self.label, self.fetch_hint(), "use local weights (an open_clip folder or "
                          "checkpoint file) or none (random weights)"):
-                model, _, transform = open_clip.create_model_and_transforms(name, pretrained=self.settings["pretrained"])
+                model, _, transform = open_clip.create_model_and_transforms(
+                    name, pretrained=self.settings["pretrained"])
             preprocess = lambda images: torch.stack([transform(im) for im in images])
         return model.eval().to(self.device), preprocess
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from .harness import FINETUNE, run
 from .places import no_space, read_only
 
 
@@ -76,3 +77,12 @@ def tiny_clip(tmp_path_factory) -> Path:
     from media_fixtures import build_tiny_open_clip
 
     return build_tiny_open_clip(tmp_path_factory.mktemp("open_clip") / "oc")
+
+
+@pytest.fixture(scope="session")
+def adapter(tiny_dirs, scratch, cache, tmp_path_factory) -> Path:
+    """A LoRA adapter folder of ``FINETUNE`` on the tiny LLaVA, with its checkpoints."""
+    out = tmp_path_factory.mktemp("finetune") / "adapter"
+    result = run("mmsoc", *FINETUNE, "--model", tiny_dirs["llava"], "--out", str(out), cwd=scratch, cache=cache)
+    assert result.returncode == 0, result.stderr
+    return out

@@ -19,6 +19,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CODE = os.environ.get("MMSOC_FAULTS_CODE") or str(REPO)
 KILLPOINT = Path(__file__).with_name("killpoint.py")
+FINETUNE = ["finetune", "--tasks", "hate", "--limit", "4", "--batch-size", "2", "--micro-batch-size", "2",
+            "--save-every", "1", "--max-steps", "2", "--target-modules", "q_proj,v_proj", "--no-progress"]
+"""A fine-tuning run of two steps with a checkpoint after each (add --model and --out)."""
 TEMPORARY = (".tmp", ".partial")
 """Endings of the temporaries a writer builds beside its target (``.NAME.<pid>-<random>.tmp``)."""
 

@@ -1,8 +1,8 @@
 """An attacker's files: a pickle planted in a checkpoint folder (issue item 1) and hostile text in a report
 (item 3). The planted pickle would create a file when unpickled; the test asserts the file never appears.
 
-Also in-process, in tests/test_finetune_resume.py (resume refuses pickles and other configurations,
-item 6) and tests/test_training.py (pickles found by name and by content without being loaded).
+Also in-process: tests/test_finetune_resume.py (resume refuses pickles) and tests/test_training.py
+(pickles found by name and by content without being loaded).
 """
 
 from __future__ import annotations
@@ -14,10 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness import run
-
-FINETUNE = ["finetune", "--tasks", "hate", "--limit", "4", "--batch-size", "2", "--micro-batch-size", "2",
-            "--save-every", "1", "--max-steps", "2", "--target-modules", "q_proj,v_proj", "--no-progress"]
+from .harness import FINETUNE, run
 
 
 class _CreatesFile:
@@ -29,14 +26,6 @@ class _CreatesFile:
 
     def __reduce__(self):
         return (open, (self.path, "w"))
-
-
-@pytest.fixture(scope="module")
-def adapter(tiny_dirs, scratch, cache, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("finetune") / "adapter"
-    result = run("mmsoc", *FINETUNE, "--model", tiny_dirs["llava"], "--out", str(out), cwd=scratch, cache=cache)
-    assert result.returncode == 0, result.stderr
-    return out
 
 
 @pytest.mark.parametrize("planted", ["custom_checkpoint_0.pkl", "optimizer.safetensors"])
