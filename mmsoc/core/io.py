@@ -128,10 +128,11 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iter
     A crash mid-write leaves the previous file (or none) in place, never a half file; a failed write
     removes its temporary, and temporaries left by killed writers are removed by the next write of
     ``path``. The file gets the permissions a plain ``open()`` would give it: those of the file it
-    replaces, else 0666 less the umask. An OSError (read-only or full disk) names ``path``.
+    replaces, else 0666 less the umask. An OSError of the write (read-only or full disk) names ``path``.
     """
     path = Path(path)
     tmp: str | None = None
+    in_body = False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(path)
@@ -139,36 +140,49 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iter
         _lock_fd(fd)
         os.fchmod(fd, path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask())
         with os.fdopen(fd, mode, **kwargs) as handle:
+            in_body = True
             yield handle
+            in_body = False
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except OSError as err:
+    except BaseException as err:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
-        raise _named(err, path) from None
-    except BaseException:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and (not in_body or _ours(err, tmp)):
+            raise _named(err, path) from None
         raise
+
+
+def _ours(err: OSError, temporary: str | os.PathLike | None) -> bool:
+    """Whether ``err``, raised while the caller wrote, came from writing the temporary: it names it, or
+    names no file and is a write's failure (a full or read-only disk), not a read of another file."""
+    if err.filename is not None:
+        return temporary is not None and str(Path(temporary)) in str(err.filename)
+    return err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS)
 
 
 @contextmanager
 def building_folder(target: str | os.PathLike) -> Iterator[Path]:
     """A new temporary folder beside ``target`` to build its next version in (removed on failure);
-    put it in place with :func:`swap_in_folder`. Folders left by killed builders are removed first."""
+    put it in place with :func:`swap_in_folder`. Folders left by killed builders are removed first.
+    An OSError of writing into it (read-only or full disk) names ``target``."""
     target = Path(target)
     build: Path | None = None
     fd: int | None = None
+    in_body = False
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_temporaries(target)
         build = Path(tempfile.mkdtemp(dir=target.parent, prefix=_temp_prefix(target), suffix=".partial"))
         fd = os.open(build, os.O_RDONLY)
         _lock_fd(fd)
+        in_body = True
         yield build
     except OSError as err:
-        raise _named(err, target) from None
+        if not in_body or _ours(err, build):
+            raise _named(err, target) from None
+        raise
     finally:
         if fd is not None:
             os.close(fd)
