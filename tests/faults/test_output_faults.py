@@ -143,10 +143,13 @@ def commands(a: Assets, out: Path) -> dict[str, tuple[str, list[str]]]:
                                   "--epochs", "1", "--out", str(out / "model")]),
         "desiq evaluate": ("desiq", ["evaluate", "--model", str(a.model), "--data", str(a.qa_val), "--out",
                                      str(out / "evaluated")]),
+        "desiq cache clear": ("desiq", ["cache", "clear", "--cache-dir", str(out / "features")]),
     }
 
 
 READS_NOTHING = {"mmsoc data sample", "desiq data sample"}
+ONLY_READ_ONLY = {"desiq cache clear"}
+"""Deleting cache entries fails on a read-only folder only (a full one frees space, an input is not read)."""
 CONDITIONS = ("read-only output", "full output", "unreadable input")
 
 
@@ -164,15 +167,17 @@ def outcomes(assets, tmp_path_factory, scratch, cache) -> dict[str, dict]:
     """(condition, command) -> what the command did and which temporaries it left."""
     found = {}
     folder = tmp_path_factory.mktemp("readonly")
+    shutil.copytree(assets.cache, folder / "features")
     with read_only(folder):
         for name, result in _drive(commands(assets, folder), tmp_path_factory.mktemp("driver"), scratch, cache).items():
             found[CONDITIONS[0], name] = {**result, "left": temporaries(folder)}
     with no_space(tmp_path_factory.mktemp("nospace")) as folder:
-        for name, result in _drive(commands(assets, folder), tmp_path_factory.mktemp("driver"), scratch, cache).items():
+        todo = {k: v for k, v in commands(assets, folder).items() if k not in ONLY_READ_ONLY}
+        for name, result in _drive(todo, tmp_path_factory.mktemp("driver"), scratch, cache).items():
             found[CONDITIONS[1], name] = {**result, "left": temporaries(folder)}
     bad = unreadable_inputs(assets, tmp_path_factory.mktemp("unreadable"))
     out = tmp_path_factory.mktemp("out")
-    todo = {k: v for k, v in commands(bad, out).items() if k not in READS_NOTHING}
+    todo = {k: v for k, v in commands(bad, out).items() if k not in READS_NOTHING | ONLY_READ_ONLY}
     for name, result in _drive(todo, tmp_path_factory.mktemp("driver"), scratch, cache).items():
         found[CONDITIONS[2], name] = {**result, "left": temporaries(out)}
     return found
@@ -181,8 +186,9 @@ def outcomes(assets, tmp_path_factory, scratch, cache) -> dict[str, dict]:
 NAMES = ("mmsoc eval", "mmsoc score", "mmsoc report", "mmsoc data sample", "mmsoc finetune", "mmsoc explain",
          "mmsoc self-improve", "mmsoc merge-adapter", "mmsoc arena pair", "mmsoc arena judge", "mmsoc arena rate",
          "mmsoc arena export", "desiq data sample", "desiq perturb", "desiq build", "desiq probe", "desiq train",
-         "desiq evaluate")
-CASES = [(c, name) for c in CONDITIONS for name in NAMES if not (c == CONDITIONS[2] and name in READS_NOTHING)]
+         "desiq evaluate", "desiq cache clear")
+CASES = [(c, name) for c in CONDITIONS for name in NAMES
+         if not (c == CONDITIONS[2] and name in READS_NOTHING) and not (c != CONDITIONS[0] and name in ONLY_READ_ONLY)]
 
 
 @pytest.mark.parametrize("condition, name", CASES, ids=[f"{c}: {n}" for c, n in CASES])
