@@ -16,6 +16,7 @@ from desiq.formats import read_mcqa
 from desiq.inputs import InputSetting
 from desiq.records import MCQAItem
 from mmsoc.core.io import InputError, UsageError
+from mmsoc.core.paths import OutsideRoot, inside
 
 DATA_HELP = ("Social-IQ folder (qa/qa_SPLIT.json picked by --split; media by vid_name) or a single QA file "
              "(JSON Lines; then only inputs without media).")
@@ -79,6 +80,19 @@ def hold_out_videos(items: Sequence[MCQAItem], fraction: float, seed: int) -> tu
 
 
 def media_path(root: Path, modality: str, vid: str) -> Path:
-    """The first existing candidate file of a video's modality, else the preferred (missing) one."""
-    paths = [root / pattern.format(vid=vid) for pattern in CANDIDATES[modality]]
+    """The first existing candidate file of a video's modality, else the preferred (missing) one.
+
+    ``vid`` comes from the data: a candidate that leads outside its media folder (``video/``,
+    ``audio/wav/``, ... after resolving ``..`` and symlinks) is never returned; when none stays
+    inside, :class:`~mmsoc.core.paths.OutsideRoot` names the path (the item's modality is then masked).
+    """
+    paths, refused = [], None
+    for pattern in CANDIDATES[modality]:
+        folder, name = pattern.rsplit("/", 1)
+        try:
+            paths.append(inside(root / folder, name.format(vid=vid)))
+        except OutsideRoot as err:
+            refused = refused or err
+    if not paths:
+        raise OutsideRoot(f"vid_name {vid!r}: {refused}")
     return next((p for p in paths if p.exists()), paths[0])

@@ -10,17 +10,29 @@ from desiq.perturbations import SPLITS
 from desiq.records import MCQAItem
 
 
-def build_split(items: Sequence[MCQAItem], variant: str, seed: int = 0) -> PerturbResult:
+def build_split(items: Sequence[MCQAItem], variant: str, seed: int = 0, source: str = "the questions") -> PerturbResult:
     """DeSIQ_<variant>: every incorrect option becomes the correct answer of a partner question.
 
     DeSIQ_s falls back to other videos for the options a video cannot supply (a video with one
-    question has no partner); the result counts those fallbacks.
+    question has no partner); the result counts those fallbacks. ``source`` names the items in errors.
     """
+    require_labels(items, source)
     result = perturb(items, SPLITS[variant], seed=seed)
     problems = check_split(items, result.items)
     if problems:
         raise AssertionError("DeSIQ split broke its invariants: " + "; ".join(problems[:5]))
     return result
+
+
+def require_labels(items: Sequence[MCQAItem], source: str = "the questions") -> None:
+    """A ValueError unless every item is labelled: a split is rebuilt around each question's correct
+    option, so unlabelled (test) questions cannot be rebuilt."""
+    unlabelled = [item for item in items if not item.labelled]
+    if unlabelled:
+        raise ValueError(f"{source}: building a DeSIQ split needs labelled questions (answer_idx, ans_corr and "
+                         f"idx_types: the correct option is kept and every other one replaced), but "
+                         f"{len(unlabelled)} of {len(items)} have no label (first: qid {unlabelled[0].qid!r}); "
+                         "build from the train or val file")
 
 
 def check_split(original: Sequence[MCQAItem], rebuilt: Sequence[MCQAItem]) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -69,7 +71,7 @@ def train(
     from desiq.data import hold_out_videos, qa_data
     from desiq.fusion import FusionConfig, default_encoders, fusion_accelerator, train_fusion
     from desiq.fusion.paper_media import paper_encoders
-    from mmsoc.core.io import write_json
+    from desiq.fusion.runner import check_model_folder
     from mmsoc.media import FeatureCache
 
     if data.is_dir():
@@ -79,6 +81,7 @@ def train(
         train_data = qa_data(data)
         train_items, dev_items = hold_out_videos(train_data.items(), DEV_FRACTION, seed)
     train_data.require_media(inputs)
+    check_model_folder(out)  # a folder that cannot take the model fails now, not after training
     d = DEFAULTS[architecture]
     if architecture is Architecture.paper:
         encoders = paper_encoders(text_encoder or d.text_encoder, video_encoder or d.video_encoder,
@@ -95,20 +98,46 @@ def train(
     if cfg.inputs == "a":
         note("inputs a: the options only (no question, no transcript, video or audio), the paper's NCAQ")
     accelerator = fusion_accelerator()
-    scorer, dev, features = train_fusion(train_items, dev_items, train_data.media_root, cfg, FeatureCache(cache_dir),
-                                         accelerator, progress=True)
+    with model_flags(backbone):
+        scorer, dev, features = train_fusion(train_items, dev_items, train_data.media_root, cfg,
+                                             FeatureCache(cache_dir), accelerator, progress=True)
     if accelerator.is_main_process:
-        scorer.save(out)
         metrics = {"dev": {"A4": dev["A4"], "A2": dev["A2"]}, "inputs": cfg.inputs, "config": cfg.config,
                    "architecture": cfg.architecture,
                    "missing": features.missing_counts(train_items + dev_items), "best_epoch": dev["epoch"],
                    "history": dev["history"], "n_train": len(train_items), "n_dev": len(dev_items),
                    "processes": accelerator.num_processes}
-        write_json(out / "metrics.json", metrics)
+        scorer.save(out, extra={"metrics.json": metrics})  # model and metrics appear together, in one rename
+        for modality, errors in features.errors.items():
+            if errors:
+                first = next(iter(errors.items()))
+                note(f"note: {modality} masked for {len(errors)} video(s) (first: {first[0]}: {first[1]})")
         typer.echo(f"{cfg.inputs} {cfg.config}: dev A4 {dev['A4']:.4f}, A2 {dev['A2']:.4f} (epoch {dev['epoch']}); "
                    f"missing {metrics['missing']}; architecture {cfg.architecture}")
         note(f"wrote {out}")
     accelerator.wait_for_everyone()  # every process returns once the model is on disk
+
+
+FLAGS = {
+    "frame encoder": "pass --video-pretrained none (random weights), --video-pretrained FILE (a checkpoint) or "
+                     "--video-encoder FOLDER (open_clip or transformers)",
+    "speech encoder": "pass --audio-encoder FOLDER, or --audio-encoder logmel (no weights)",
+    "sentence encoder": "pass --text-encoder FOLDER (sentence-transformers)",
+}
+"""What ``desiq train`` can use instead of an encoder that cannot be loaded offline."""
+
+
+@contextmanager
+def model_flags(backbone: str) -> Iterator[None]:
+    """Weights that cannot be loaded offline end in one line naming them and the ``desiq train`` flag to use."""
+    from mmsoc.media.weights import ModelUnavailable, hub_fetch, loading
+
+    try:
+        instead = "pass --backbone FOLDER (a T5 checkpoint and tokenizer)"
+        with loading("T5 backbone", backbone, hub_fetch(backbone), instead):
+            yield
+    except ModelUnavailable as err:
+        raise err.using(FLAGS[err.role]) if err.role in FLAGS else err from None
 
 
 @app.command()

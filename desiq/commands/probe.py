@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -18,6 +20,21 @@ app = commands()
 ProbeInputs = Enum("ProbeInputs", {k: k for k in ("a", "q+a", "a+t", "a+v", "a+s", "q+a+t")}, type=str)
 ProbeName = Enum("ProbeName", {name: name for name in PROBES}, type=str)
 PROBE_HELP = "; ".join(f"{name}: {entry.summary}" for name, entry in PROBES.items())
+
+
+@contextmanager
+def probe_flags(backbone: str) -> Iterator[None]:
+    """Weights that cannot be loaded offline end in one line naming them and the ``desiq probe`` flag to use."""
+    from mmsoc.media.weights import ModelUnavailable, hub_fetch, loading
+
+    try:
+        instead = "pass --backbone FOLDER (a T5 checkpoint and tokenizer)"
+        with loading("T5 backbone", backbone, hub_fetch(backbone), instead):
+            yield
+    except ModelUnavailable as err:
+        if err.role != "sentence encoder":
+            raise
+        raise err.using("pass --encoder FOLDER (sentence-transformers), or --probe tfidf-linear (no weights)") from None
 
 
 @app.command()
@@ -64,7 +81,7 @@ def probe(
     from desiq.probe_report import probe_markdown, tsne_figure, write_probe_outputs
     from desiq.probes import make_probe
     from desiq.sample import sample_items, write_sample
-    from mmsoc.core.io import UsageError
+    from mmsoc.core.io import UsageError, check_writable
 
     if not PROBES[probe.value].trains:
         return _heuristics(out, data, split, train, eval_file, seed)
@@ -87,13 +104,16 @@ def probe(
         train_items, eval_items, names = sample_items("train"), sample_items("val"), ("sample train", "sample val")
         if PROBES[probe.value].media and InputSetting.parse(inputs.value).media and media_root is None:
             media_root = write_sample(out / "sample")
+    check_writable(out)  # a folder that cannot take the results fails now, not after training
     backend = make_probe(probe.value, backbone=backbone, encoder=encoder, epochs=epochs, media_root=media_root,
                          architecture=architecture.value, text_encoder=text_encoder, audio_encoder=audio_encoder)
-    report = run_probe(backend, train_items, eval_items, inputs.value, seed=seed, names=names, probe_name=probe.value)
-    if tsne:  # drawn from the probe trained on the original data, before any retraining
-        tsne_figure(backend, eval_items, out / "tsne.png", seed=seed)
-    if debiased:
-        report.results += debiased_rows(backend, train_items, eval_items, inputs.value, seed=seed)
+    with probe_flags(backbone):
+        report = run_probe(backend, train_items, eval_items, inputs.value, seed=seed, names=names,
+                           probe_name=probe.value)
+        if tsne:  # drawn from the probe trained on the original data, before any retraining
+            tsne_figure(backend, eval_items, out / "tsne.png", seed=seed)
+        if debiased:
+            report.results += debiased_rows(backend, train_items, eval_items, inputs.value, seed=seed)
     write_probe_outputs(report, out)
     typer.echo(probe_markdown(report))
     note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))

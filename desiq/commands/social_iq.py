@@ -67,15 +67,16 @@ def build(
     from desiq.data import qa_data
     from desiq.formats import write_mcqa
     from desiq.perturbations import SPLITS
-    from desiq.splits import answer_repeated_as_distractor, build_split
+    from desiq.splits import answer_repeated_as_distractor, build_split, require_labels
 
     source = qa_data(data, split)
     items = source.items()
+    require_labels(items, str(source.qa))
     repeated = answer_repeated_as_distractor(items)
     if repeated:
         note(f"note: {len(repeated)} questions of {source.qa} repeat their correct answer as a distractor "
              f"(first: {repeated[0].id}); the rebuild replaces those distractors")
-    result = build_split(items, variant.value, seed=seed)
+    result = build_split(items, variant.value, seed=seed, source=str(source.qa))
     write_mcqa(out, result.items)
     record = SPLITS[variant.value]
     note(f"{record.name} (seed {seed}): {len(result.items)} items, {result.options_replaced} options replaced "

@@ -7,7 +7,6 @@ format, add one module to this package.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass

@@ -11,6 +11,7 @@ import numpy as np
 
 from desiq.data import media_path
 from desiq.records import MCQAItem
+from mmsoc.core.paths import OutsideRoot
 from mmsoc.media import CachedEncoder, MediaError
 
 
@@ -69,8 +70,13 @@ def extract(items: Sequence[MCQAItem], root: Path | None, encoders: dict[str, Ca
         if root is None:
             out.errors[modality] = {vid: "no media folder" for vid in vids}
             continue
-        paths = [media_path(Path(root), modality, vid) for vid in vids]
-        for vid, result in zip(vids, encoder.encode_files(paths, batch_size=batch_size)):
+        paths = {}
+        for vid in vids:
+            try:
+                paths[vid] = media_path(Path(root), modality, vid)
+            except OutsideRoot as err:  # a vid_name that leads out of the media folder: masked, named
+                out.errors[modality][vid] = str(err)
+        for vid, result in zip(paths, encoder.encode_files(list(paths.values()), batch_size=batch_size)):
             if isinstance(result, MediaError):
                 out.errors[modality][vid] = result.reason
             elif result.size == 0 or (pooled := pool(modality, result)).size == 0:

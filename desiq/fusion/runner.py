@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from desiq.fusion.features import MediaFeatures, extract
 from desiq.fusion.model import FusionModel
 from desiq.inputs import InputSetting
 from desiq.records import MCQAItem, to_a2
-from mmsoc.core.io import write_json
+from mmsoc.core.io import InputError, UsageError, building_folder, check_writable, swap_in_folder, write_json
 from mmsoc.media import CachedEncoder, FeatureCache
 
 __all__ = ["FusionConfig", "FusionScorer", "accuracy", "default_encoders", "fusion_accelerator", "train_fusion"]
@@ -84,32 +83,35 @@ class FusionScorer:
             out.extend(np.split(flat.astype(np.float64), np.cumsum(b["counts"])[:-1]))
         return out
 
-    def save(self, folder: str | Path) -> Path:
-        """Write backbone (T5 encoder + tokenizer), head and config; files are replaced only when complete."""
+    def save(self, folder: str | Path, extra: dict[str, dict] | None = None) -> Path:
+        """Write backbone (T5 encoder + tokenizer), head, config and ``extra`` JSON files (name -> object,
+        e.g. metrics.json) into a new folder beside ``folder``, then put it in place in one rename: a reader
+        (or a kill) sees the previous model or the new one, never parts of both.
+
+        ``folder`` must be new, empty or a model folder written here before (never another folder's files).
+        """
         from safetensors.torch import save_file
 
         folder = Path(folder)
-        tmp = folder.parent / f".{folder.name}.partial"
-        shutil.rmtree(tmp, ignore_errors=True)
-        self.model.encoder.save_pretrained(tmp / BACKBONE_DIR)
-        self.tokenizer.save_pretrained(tmp / BACKBONE_DIR)
-        save_file({k: v.detach().cpu().contiguous() for k, v in self.model.trained_parts().items()}, tmp / HEAD_FILE)
-        write_json(tmp / CONFIG_FILE, {**self.config.to_json(), "feature_dims": self.model.feature_dims})
-        folder.mkdir(parents=True, exist_ok=True)
-        stale = folder.parent / f".{folder.name}.old-backbone"
-        shutil.rmtree(stale, ignore_errors=True)
-        if (folder / BACKBONE_DIR).exists():  # moved aside, not deleted, until the new one is in place
-            (folder / BACKBONE_DIR).replace(stale)
-        for path in sorted(tmp.iterdir()):
-            path.replace(folder / path.name)
-        tmp.rmdir()
-        shutil.rmtree(stale, ignore_errors=True)
+        check_model_folder(folder)
+        with building_folder(folder) as build:
+            self.model.encoder.save_pretrained(build / BACKBONE_DIR)
+            self.tokenizer.save_pretrained(build / BACKBONE_DIR)
+            save_file({k: v.detach().cpu().contiguous() for k, v in self.model.trained_parts().items()},
+                      build / HEAD_FILE)
+            write_json(build / CONFIG_FILE, {**self.config.to_json(), "feature_dims": self.model.feature_dims})
+            for name, obj in (extra or {}).items():
+                write_json(build / name, obj)
+            swap_in_folder(build, folder)
         return folder
 
     @classmethod
     def load(cls, folder: str | Path, device: str | torch.device = "cpu") -> FusionScorer:
         """Reload a saved model with every trained part (backbone, projections, head)."""
         folder = Path(folder)
+        if not (folder / CONFIG_FILE).is_file():
+            raise InputError(folder, f"no fusion model here ({CONFIG_FILE} missing); pass a folder written by "
+                                     "desiq train")
         obj = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
         dims = obj.pop("feature_dims")
         config = FusionConfig.from_json(obj)
@@ -131,6 +133,16 @@ def _to(value, device):
 def _trainable_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
     """A copy of every weight but the frozen text encoder's (paper), to restore the best epoch."""
     return {k: v.detach().clone() for k, v in model.state_dict().items() if not k.startswith("text_encoder.")}
+
+
+def check_model_folder(folder: str | Path) -> None:
+    """A UsageError unless ``folder`` can take a saved model: new, empty or an earlier model (never a folder of
+    other files, which the save would replace); an OSError if a file cannot be made beside it."""
+    folder = Path(folder)
+    if folder.is_dir() and any(folder.iterdir()) and not (folder / CONFIG_FILE).is_file():
+        raise UsageError(f"{folder} is not empty and holds no fusion model ({CONFIG_FILE}); pass a new or empty "
+                         "folder, or one written by desiq train")
+    check_writable(folder.parent)
 
 
 def _item_loss(scores: torch.Tensor, counts: list[int], targets: torch.Tensor) -> torch.Tensor:

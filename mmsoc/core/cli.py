@@ -68,7 +68,9 @@ def commands() -> typer.Typer:
 
 
 def error_message(err: BaseException) -> str:
-    return str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+    """The error as one line (a library's message over several lines is joined)."""
+    text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def run_cli(app: typer.Typer) -> None:

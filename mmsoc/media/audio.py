@@ -11,6 +11,7 @@ import torch
 
 from mmsoc.media.base import Encoder
 from mmsoc.media.decode import read_audio
+from mmsoc.media.weights import hub_fetch, loading
 
 LOGMEL = "logmel"
 
@@ -41,8 +42,11 @@ class AudioEncoder(Encoder):
             return mel, None
         from transformers import AutoFeatureExtractor, AutoModel
 
-        model = AutoModel.from_pretrained(self.model).eval().to(self.device)
-        return model, AutoFeatureExtractor.from_pretrained(self.model)
+        instead = f"use a local folder or '{LOGMEL}' (no weights)"
+        with loading("speech encoder", self.model, hub_fetch(self.model), instead):
+            model = AutoModel.from_pretrained(self.model).eval().to(self.device)
+            extractor = AutoFeatureExtractor.from_pretrained(self.model)
+        return model, extractor
 
     def load(self, path: Path) -> np.ndarray:
         return read_audio(path, self.settings["sample_rate"], self.settings["max_seconds"])

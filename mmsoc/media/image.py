@@ -11,6 +11,8 @@ import numpy as np
 import torch
 from PIL import Image
 
+from mmsoc.media.weights import hub_fetch, loading
+
 HF_PREFIX = "hf:"
 
 
@@ -43,16 +45,33 @@ class FrameEmbedder:
             from transformers import AutoImageProcessor, CLIPVisionModelWithProjection
 
             name = self.model.removeprefix(HF_PREFIX)
-            model = CLIPVisionModelWithProjection.from_pretrained(name)
-            processor = AutoImageProcessor.from_pretrained(name)
+            with loading("frame encoder", name, hub_fetch(name), "use a local transformers CLIP folder"):
+                model = CLIPVisionModelWithProjection.from_pretrained(name)
+                processor = AutoImageProcessor.from_pretrained(name)
             preprocess = lambda images: processor(images=images, return_tensors="pt")["pixel_values"]
         else:
             import open_clip
 
             name = f"local-dir:{self.model}" if Path(self.model).is_dir() else self.model
-            model, _, transform = open_clip.create_model_and_transforms(name, pretrained=self.settings["pretrained"])
+            with loading("frame encoder", self.label, self.fetch_hint(), "use local weights (an open_clip folder or "
+                         "checkpoint file) or none (random weights)"):
+                model, _, transform = open_clip.create_model_and_transforms(
+                    name, pretrained=self.settings["pretrained"])
             preprocess = lambda images: torch.stack([transform(im) for im in images])
         return model.eval().to(self.device), preprocess
+
+    @property
+    def label(self) -> str:
+        """The model as the user named it (with its pretrained tag)."""
+        tag = self.settings["pretrained"]
+        return f"{self.model} (pretrained {tag})" if tag and self.backend == "open_clip" else self.model
+
+    def fetch_hint(self) -> str:
+        """How to get this open_clip model's pretrained weights onto the machine."""
+        import open_clip
+
+        repo = (open_clip.get_pretrained_cfg(self.model, self.settings["pretrained"] or "").get("hf_hub") or "")
+        return hub_fetch(repo.strip("/")) if repo else "download its checkpoint file on a machine with network"
 
     @torch.inference_mode()
     def embed_images(self, images: Sequence[Image.Image | np.ndarray]) -> np.ndarray:

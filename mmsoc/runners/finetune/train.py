@@ -30,6 +30,7 @@ from typing import Any
 
 import torch
 from accelerate import Accelerator
+from accelerate.utils import set_seed
 from peft import LoraConfig, get_peft_model, set_peft_model_state_dict
 from safetensors.torch import load_file
 from tqdm.auto import tqdm
@@ -182,7 +183,7 @@ def train_lora(model: Any, processor: Any, family: Family, items: Sequence[Train
 def _train(accelerator: Accelerator, model: Any, processor: Any, family: Family, items: Sequence[TrainItem],
            out_dir: Path, lora: LoraSettings, settings: TrainSettings, loop: LoopSettings, resume: bool,
            config: dict, progress: bool, on_step: Callable[[int, float], None] | None) -> TrainResult:
-    torch.manual_seed(settings.seed)
+    set_seed(settings.seed)  # every generator a checkpoint records (Python, NumPy, torch): same seed, same bytes
     model = get_peft_model(model, lora.peft_config())
     model.train()
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate,

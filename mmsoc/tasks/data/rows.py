@@ -7,12 +7,13 @@ Every reader yields ``(line number, row dict)`` so that errors can name file, li
 from __future__ import annotations
 
 import csv
+import io
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from mmsoc.core.io import InputError, read_jsonl
+from mmsoc.core.io import InputError, read_jsonl, read_text
 from mmsoc.core.records import Example
 from mmsoc.tasks.data.result import ItemProblem, LoadResult, SkipItem
 
@@ -24,15 +25,14 @@ RowBuilder = Callable[[int, Row, list[ItemProblem]], Example | None]
 
 def read_csv(path: str | os.PathLike) -> Iterator[tuple[int, Row]]:
     """Yield (first line of the record, row) for each CSV record; the header is line 1."""
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle)
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    start = reader.line_num + 1
+    for row in reader:
+        if None in row:
+            columns = len(reader.fieldnames or ())
+            raise InputError(path, f"{len(row[None]) + columns} values for {columns} columns", line=start)
+        yield start, row
         start = reader.line_num + 1
-        for row in reader:
-            if None in row:
-                columns = len(reader.fieldnames or ())
-                raise InputError(path, f"{len(row[None]) + columns} values for {columns} columns", line=start)
-            yield start, row
-            start = reader.line_num + 1
 
 
 def read_xlsx(path: str | os.PathLike) -> Iterator[tuple[int, Row]]:

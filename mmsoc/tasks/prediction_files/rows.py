@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
-from mmsoc.core.io import InputError, read_jsonl
+from mmsoc.core.io import InputError, read_jsonl, read_text
 from mmsoc.tasks.prediction_files import PredictionFile, PredictionFormat, RowError, ScoreRequest
 from mmsoc.tasks.registry import get_task, kind_of
 
@@ -47,13 +48,19 @@ def _rows(path: Path):
     if not path.is_file():
         raise InputError(path, "no such file")
     if path.suffix.lower() == ".csv":
-        with open(path, encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle)
-            absent = [name for name in FIELDS if name not in (reader.fieldnames or [])]
-            if absent:
-                raise InputError(path, f"the header lacks column(s) {', '.join(absent)}", line=1, field=absent[0])
-            for row in reader:
-                yield reader.line_num, row
+        reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+        absent = [name for name in FIELDS if name not in (reader.fieldnames or [])]
+        if absent:
+            raise InputError(path, f"the header lacks column(s) {', '.join(absent)}", line=1, field=absent[0])
+        start = reader.line_num + 1
+        for row in reader:
+            if None in row:  # more values than columns: the values would be read shifted
+                columns = len(reader.fieldnames or ())
+                yield start, InputError(path, f"{columns + len(row[None])} values for {columns} columns "
+                                              f"({', '.join(reader.fieldnames or ())})", line=start)
+            else:
+                yield start, row
+            start = reader.line_num + 1
     elif path.suffix.lower() in (".jsonl", ".json"):
         yield from read_jsonl(path, skip_bad=True)
     else:

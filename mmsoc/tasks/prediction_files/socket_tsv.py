@@ -25,7 +25,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from mmsoc.core.io import InputError
+from mmsoc.core.io import InputError, read_text
 from mmsoc.tasks.prediction_files import PredictionFile, PredictionFormat, RowError, ScoreRequest
 
 COLUMNS = ("text", "label", "prompt", "task", "generated_text")
@@ -48,6 +48,7 @@ def read(request: ScoreRequest) -> dict[str, PredictionFile]:
     path = request.path
     if not path.is_file():
         raise InputError(path, "no such file")
+    read_text(path)  # bytes that are not UTF-8: InputError naming the line (pandas names only the byte)
     try:
         cells = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
         answers = pd.read_csv(path, sep="\t", dtype=str, usecols=lambda name: name == "generated_text")

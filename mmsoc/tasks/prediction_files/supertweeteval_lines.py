@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mmsoc.core.io import InputError
+from mmsoc.core.io import InputError, read_text
 from mmsoc.tasks.prediction_files import PredictionFile, PredictionFormat, ScoreRequest
 
 SUITE = "supertweeteval"
@@ -71,10 +71,7 @@ def read(request: ScoreRequest) -> dict[str, PredictionFile]:
     out: dict[str, PredictionFile] = {}
     for task, file in sorted(_files(request).items(), key=lambda pair: list(_names()).index(pair[0])):
         examples = load_examples(task, request.data, "test").examples
-        try:
-            lines = file.read_text(encoding="utf-8").split("\n")
-        except UnicodeDecodeError as err:
-            raise InputError(file, f"not UTF-8 text (byte {err.start + 1} of the file)") from None
+        lines = read_text(file).split("\n")  # bytes that are not UTF-8: InputError naming the line
         if len(lines) == len(examples) + 1 and lines[-1] == "":
             lines.pop()
         if len(lines) != len(examples):
