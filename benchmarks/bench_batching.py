@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 import torch
-from PIL import Image
+from PIL import Image as PILImage
 
-from mmsoc.models.base import GenerationSettings, Request
 from mmsoc.models.backends.hf import HFModel
+from mmsoc.models.base import GenerationSettings, Image, Request, Text
 from mmsoc.tasks.registry import TASKS
 
 
@@ -29,7 +29,7 @@ def _timed(variants: dict, repeats: int) -> dict[str, float]:
     """Best wall time of each variant; variants alternate within each repeat, so load on a shared
     machine hits them alike (after one warm-up run each)."""
     times: dict[str, list[float]] = {name: [] for name in variants}
-    for name, fn in variants.items():
+    for fn in variants.values():
         fn()
     for _ in range(repeats):
         for name, fn in variants.items():
@@ -57,9 +57,10 @@ def main() -> None:
 
             model = str(build_tiny_llava(Path(tmp) / "llava"))
         image = Path(tmp) / "meme.png"
-        Image.new("RGB", (64, 48), (200, 80, 40)).save(image)
+        PILImage.new("RGB", (64, 48), (200, 80, 40)).save(image)
         backend = HFModel(model, device=args.device)
-        requests = [Request("hate", str(i), TASKS["hate"].prompt, (str(image),), seed=0) for i in range(args.requests)]
+        parts = (Image(str(image)), Text(TASKS["hate"].prompt))
+        requests = [Request("hate", str(i), parts, seed=0) for i in range(args.requests)]
         greedy = GenerationSettings(greedy=True, max_new_tokens=args.max_new_tokens)
         sampled = GenerationSettings(max_new_tokens=args.max_new_tokens)
         chunks = [requests[i:i + args.batch_size] for i in range(0, len(requests), args.batch_size)]

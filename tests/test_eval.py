@@ -136,7 +136,7 @@ def _free_port() -> int:
 @pytest.mark.slow
 def test_two_processes_merge_into_the_single_process_files(tiny_dirs, tmp_path):
     args = ["--task", "hate", "--model", tiny_dirs["blip2"], "--seeds", "0,1", "--limit", "3",
-            "--max-new-tokens", "4", "--device", "cpu"]
+            "--max-new-tokens", "4", "--device", "cpu", "--threads", "1"]
     launch = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
               "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
               "--main_process_port", str(_free_port()), "-m", "mmsoc", "eval", "--no-progress", "--fast-metrics"]
@@ -148,5 +148,6 @@ def test_two_processes_merge_into_the_single_process_files(tiny_dirs, tmp_path):
     assert (tmp_path / "two/metrics.json").read_bytes() == (tmp_path / "one/metrics.json").read_bytes()
     assert not list((tmp_path / "two").glob("predictions.rank*"))
     # The six predictions were shared out, three per process, not made twice.
-    assert json.loads((tmp_path / "two/runtime.json").read_text()) == {"processes": 2, "predicted": [3, 3]}
-    assert json.loads((tmp_path / "one/runtime.json").read_text()) == {"processes": 1, "predicted": [6]}
+    runtime = {name: json.loads((tmp_path / name / "runtime.json").read_text()) for name in ("two", "one")}
+    assert runtime == {"two": {"processes": 2, "predicted": [3, 3], "threads": 1},
+                       "one": {"processes": 1, "predicted": [6], "threads": 1}}

@@ -38,17 +38,17 @@ def _config(**changes):
 
 def _run(run_dir, backend, limit=5, **changes):
     return run_eval(_config(**changes), run_dir, lambda: backend, batch_size=3, limit=limit, progress=False,
-                    fast_metrics=True)
+                    fast_metrics=True, threads=1)
 
 
 def test_rerun_resumes_and_skips_done_work(tmp_path):
     first = CountingRandom()
     metrics = _run(tmp_path, first)
     assert first.asked == 2 * 2 * 5
-    assert json.loads((tmp_path / "runtime.json").read_text()) == {"processes": 1, "predicted": [20]}
+    assert json.loads((tmp_path / "runtime.json").read_text()) == {"processes": 1, "predicted": [20], "threads": 1}
     again = CountingRandom()
     assert _run(tmp_path, again) == metrics and again.asked == 0
-    assert json.loads((tmp_path / "runtime.json").read_text()) == {"processes": 1, "predicted": [0]}
+    assert json.loads((tmp_path / "runtime.json").read_text()) == {"processes": 1, "predicted": [0], "threads": 1}
     more = CountingRandom()
     _run(tmp_path, more, limit=7)
     assert more.asked == 2 * 2 * 2

@@ -63,6 +63,9 @@ def eval_command(
     retries: int = typer.Option(6, "--retries", min=0, help="Retries of a server call that timed out, could not "
                                 "connect or got 408/409/429/5xx, with exponential backoff (openai backend)."),
     text_length: options.TextLength = 128,
+    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="torch threads per process (default: "
+                                          "$OMP_NUM_THREADS if set, else the CPUs this process may use, shared "
+                                          "among the run's processes on this machine, at most 8); in runtime.json."),
 ) -> None:
     """Evaluate MODEL on the tasks of a suite (MM-Soc by default), logging every prediction and writing metrics.json."""
     from mmsoc.models.base import GenerationSettings
@@ -83,7 +86,8 @@ def eval_command(
     options = ModelOptions(data=data_id, dtype=dtype, device=device, adapter=adapter, api_base=api_base,
                            concurrency=concurrency, timeout=request_timeout, retries=retries)
     metrics = run_eval(config, out, lambda: make_model(model, options), prompts=prompts, batch_size=batch_size,
-                       limit=limit, progress=progress, fast_metrics=fast_metrics, modalities=modalities(model))
+                       limit=limit, progress=progress, fast_metrics=fast_metrics, modalities=modalities(model),
+                       threads=threads)
     if metrics:
         _print_summary(metrics)
 

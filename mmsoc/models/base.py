@@ -9,6 +9,10 @@ Two entry points:
 - ``score_options(requests, options)``: the log-likelihood of each candidate answer given the
   request (for multiple choice, as lm-evaluation-harness scores it).
 
+A backend may also split generation (:class:`Prepares`): ``prepare(requests)`` does the CPU work of
+a batch (decoding media, running the processor) and ``generate(requests, settings, prepared=...)``
+takes its result; the evaluation loop then prepares the next batch while the current one generates.
+
 Results never depend on the batch: sampling is seeded per request (:attr:`Request.rng_seed`).
 """
 
@@ -17,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 PAPER_SEEDS: tuple[int, ...] = (0, 1, 2)
 """Seeds of the MM-Soc paper's sampled runs (appendix D)."""
@@ -127,6 +131,23 @@ class Model(Protocol):
 
     def score_options(self, requests: Sequence[Request], options: Sequence[Sequence[str]]) -> list[OptionScores]:
         """For each request, the log-likelihood of each of its options as the continuation."""
+        ...
+
+
+@runtime_checkable
+class Prepares(Protocol):
+    """A model whose generation splits into a CPU-side ``prepare`` and the generation proper.
+
+    ``prepare`` may run on another thread while ``generate`` runs on a different batch; it raises
+    what ``generate`` would raise for bad input (``OSError``, ``ValueError``).
+    """
+
+    def prepare(self, requests: Sequence[Request]) -> Any:
+        """The inputs of ``generate`` for these requests (media decoded, processor run)."""
+        ...
+
+    def generate(self, requests: Sequence[Request], settings: GenerationSettings, prepared: Any = None) -> list[str]:
+        """As :meth:`Model.generate`; ``prepared`` is ``prepare(requests)`` when given."""
         ...
 
 

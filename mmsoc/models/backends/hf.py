@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -67,35 +68,47 @@ class HFModel:
         self.name = model_id_or_dir
         self.model, self.processor, self.family = load_hf_model(model_id_or_dir, dtype, device, adapter)
         self._prompt_is_echoed = not is_encoder_decoder(self.model)
+        self._tokenizer_lock = threading.Lock()
+        """The processor's tokenizer is not safe for concurrent use: ``prepare`` runs on another thread."""
 
     def prompt(self, request: Request) -> str:
         return format_prompt(self.family, self.processor, request.parts)
 
-    def encode(self, requests: Sequence[Request], padding_side: str = "left") -> Any:
-        """Processor inputs for a batch, on the model's device and dtype."""
+    def prepare(self, requests: Sequence[Request], padding_side: str = "left") -> Any:
+        """Processor inputs for a batch, on the CPU (images decoded, prompts tokenized); thread-safe."""
         if self.family in SINGLE_IMAGE:
             lacking = next((r.id for r in requests if len(r.images) != 1), None)
             if lacking is not None:
                 raise ValueError(f"request {lacking!r} must carry exactly one image for a {self.family} model")
-        prompts = [self.prompt(r) for r in requests]
         images = [_open_image(path) for r in requests for path in r.images]
         kwargs: dict[str, Any] = {"images": images} if images else {}
-        batch = self.processor(text=prompts, return_tensors="pt", padding=True, padding_side=padding_side, **kwargs)
-        qformer = getattr(self.processor, "qformer_tokenizer", None)
-        if qformer is not None:  # a BERT-style Q-Former numbers positions from the left: pad on the right
-            encoded = qformer(prompts, padding=True, padding_side="right", return_tensors="pt")
-            batch["qformer_input_ids"], batch["qformer_attention_mask"] = encoded["input_ids"], encoded["attention_mask"]
+        with self._tokenizer_lock:
+            prompts = [self.prompt(r) for r in requests]
+            batch = self.processor(text=prompts, return_tensors="pt", padding=True, padding_side=padding_side,
+                                   **kwargs)
+            qformer = getattr(self.processor, "qformer_tokenizer", None)
+            if qformer is not None:  # a BERT-style Q-Former numbers positions from the left: pad on the right
+                encoded = qformer(prompts, padding=True, padding_side="right", return_tensors="pt")
+                batch["qformer_input_ids"] = encoded["input_ids"]
+                batch["qformer_attention_mask"] = encoded["attention_mask"]
+        return batch
+
+    def encode(self, requests: Sequence[Request], padding_side: str = "left") -> Any:
+        """Processor inputs for a batch, on the model's device and dtype."""
+        return self._on_device(self.prepare(requests, padding_side))
+
+    def _on_device(self, batch: Any) -> Any:
         return batch.to(self.model.device, dtype=self.model.dtype)
 
-    def generate(self, requests: Sequence[Request], settings: GenerationSettings) -> list[str]:
-        """One response per request; identical whatever the batch size."""
+    def generate(self, requests: Sequence[Request], settings: GenerationSettings, prepared: Any = None) -> list[str]:
+        """One response per request; identical whatever the batch size. ``prepared``: ``prepare(requests)``."""
         import torch
 
         from mmsoc.models.sampling import PerRowSampler
 
         if not requests:
             return []
-        batch = self.encode(requests)
+        batch = self._on_device(prepared if prepared is not None else self.prepare(requests))
         processors = [] if settings.greedy else [
             PerRowSampler([r.rng_seed for r in requests], settings.temperature, settings.top_p)]
         with torch.inference_mode():
@@ -104,7 +117,9 @@ class HFModel:
                                       pad_token_id=self.processor.tokenizer.pad_token_id)
         if self._prompt_is_echoed:
             out = out[:, batch["input_ids"].shape[1]:]
-        return [text.strip() for text in self.processor.batch_decode(out, skip_special_tokens=True)]
+        with self._tokenizer_lock:
+            texts = self.processor.batch_decode(out, skip_special_tokens=True)
+        return [text.strip() for text in texts]
 
     def score_options(self, requests: Sequence[Request], options: Sequence[Sequence[str]]) -> list[OptionScores]:
         """Sum of the log-probabilities of each option's tokens after the prompt."""
