@@ -117,8 +117,8 @@ def _loglik_by_hand(model, proc, family: str, prompt: str, frames: np.ndarray | 
     inputs = {**enc, "input_ids": torch.cat([enc["input_ids"], torch.tensor([target])], 1)}
     inputs["attention_mask"] = torch.ones_like(inputs["input_ids"])
     if "mm_token_type_ids" in enc:
-        inputs["mm_token_type_ids"] = torch.cat([enc["mm_token_type_ids"], torch.zeros(1, len(target), dtype=torch.long)],
-                                                1)
+        text_types = torch.zeros(1, len(target), dtype=torch.long)
+        inputs["mm_token_type_ids"] = torch.cat([enc["mm_token_type_ids"], text_types], 1)
     with torch.no_grad():
         logp = torch.log_softmax(model(**inputs).logits[0].float(), -1)
     return float(sum(logp[n - 1 + k, t].double() for k, t in enumerate(target)))

@@ -85,8 +85,14 @@ def _save(model, processor, folder) -> Path:
 
 def build_llava15(folder, seed: int = 0) -> Path:
     """LLaVA-1.5 (CLIP vision + Llama, multi-image): 16 image tokens per 32x32 frame."""
-    from transformers import (CLIPImageProcessor, CLIPVisionConfig, LlamaConfig, LlavaConfig,
-                              LlavaForConditionalGeneration, LlavaProcessor)
+    from transformers import (
+        CLIPImageProcessor,
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        LlavaProcessor,
+    )
 
     tok = build_tokenizer(LLAVA_SPECIALS, pad_token="<pad>", bos_token="<s>", eos_token="</s>")
     config = LlavaConfig(vision_config=CLIPVisionConfig(**_vision()).to_dict(),
@@ -104,9 +110,15 @@ def build_llava15(folder, seed: int = 0) -> Path:
 
 def build_llava_onevision(folder, seed: int = 0) -> Path:
     """LLaVA-OneVision (SigLIP + Qwen2): a video is T frames pooled to 4 tokens each, plus a newline token."""
-    from transformers import (LlavaOnevisionConfig, LlavaOnevisionForConditionalGeneration,
-                              LlavaOnevisionImageProcessor, LlavaOnevisionProcessor, LlavaOnevisionVideoProcessor,
-                              Qwen2Config, SiglipVisionConfig)
+    from transformers import (
+        LlavaOnevisionConfig,
+        LlavaOnevisionForConditionalGeneration,
+        LlavaOnevisionImageProcessor,
+        LlavaOnevisionProcessor,
+        LlavaOnevisionVideoProcessor,
+        Qwen2Config,
+        SiglipVisionConfig,
+    )
 
     tok = build_tokenizer(CHATML_SPECIALS, pad_token="<pad>", eos_token="<|im_end|>")
     config = LlavaOnevisionConfig(
@@ -127,8 +139,13 @@ def build_llava_onevision(folder, seed: int = 0) -> Path:
 
 def build_qwen2_vl(folder, seed: int = 0) -> Path:
     """Qwen2-VL (ViT with temporal patches of 2 frames + Qwen2 with M-RoPE): 4 tokens per 2 frames."""
-    from transformers import (Qwen2VLConfig, Qwen2VLForConditionalGeneration, Qwen2VLImageProcessor,
-                              Qwen2VLProcessor, Qwen2VLVideoProcessor)
+    from transformers import (
+        Qwen2VLConfig,
+        Qwen2VLForConditionalGeneration,
+        Qwen2VLImageProcessor,
+        Qwen2VLProcessor,
+        Qwen2VLVideoProcessor,
+    )
 
     tok = build_tokenizer(QWEN_SPECIALS, pad_token="<|endoftext|>", eos_token="<|im_end|>")
     ids = {name: tok.convert_tokens_to_ids(token) for name, token in (

@@ -50,7 +50,8 @@ def eval_command(
     split: Split = None,
     inputs: Inputs = "q+a+t+v",
     answer: Annotated[str, typer.Option("--answer", help="loglik: log-likelihood of each answer (acc and "
-                                                         "acc_norm); generate: the model writes its answer.")] = "loglik",
+                                                         "acc_norm); generate: the model writes its answer.")]
+    = "loglik",
     parse: Annotated[str, typer.Option("--parse", help="How written answers are read: " + ", ".join(PARSE_RULES)
                                                        + " (challenge: the official baseline's digit rule).")]
     = "lenient",

@@ -70,6 +70,10 @@ def probe(
         train_items, eval_items, names = sample_items("train"), sample_items("val"), ("sample train", "sample val")
         if PROBES[probe.value].media and InputSetting.parse(inputs.value).media and media_root is None:
             media_root = write_sample(out / "sample")
+    unlabelled = sum(not item.labelled for item in eval_items)
+    if unlabelled:
+        raise UsageError(f"{names[1]}: {unlabelled} questions have no answer key (the test split?): a probe reports "
+                         "accuracy, so it scores labelled questions only")
     backend = make_probe(probe.value, backbone=backbone, encoder=encoder, epochs=epochs, media_root=media_root)
     report = run_probe(backend, train_items, eval_items, inputs.value, seed=seed, names=names, probe_name=probe.value)
     if tsne:  # drawn from the probe trained on the original data, before any retraining

@@ -80,7 +80,8 @@ def read_frames(path: str | Path, num_frames: int | None = 8, fps: float | None 
 
 
 def clip_seconds(path: str | Path, frames_fps: float = 3.0) -> float:
-    """How long a clip lasts: the container's duration (nothing decoded), or a frame folder's images / ``frames_fps``."""
+    """How long a clip lasts: the container's duration (nothing decoded), or a frame folder's images over
+    ``frames_fps``."""
     path = Path(path)
     if path.is_dir():
         return sum(1 for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) / frames_fps
