@@ -111,6 +111,8 @@ def _loglik_by_hand(model, proc, family: str, prompt: str, frames: np.ndarray | 
         text = proc.apply_chat_template([{"role": "user", "content": parts}], add_generation_prompt=True,
                                         tokenize=False)
         media = {} if frames is None else {"videos": [frames]}
+        if family == "qwen2_vl" and frames is not None:  # the reference (qwen-vl-utils) pixel cap per frame
+            media["cap_pixels_per_frame"] = True
     enc = proc(text=[text], return_tensors="pt", **media)
     target = proc.tokenizer(answer, add_special_tokens=False)["input_ids"]
     n = enc["input_ids"].shape[1]
@@ -248,3 +250,19 @@ def test_the_unlabelled_test_split_writes_a_submission_and_no_accuracy(siq, tmp_
     refused = desiq("eval", "--model", siq.models["llava15"], "--data", data, "--split", "test", "--out",
                     tmp_path / "r2", "--conditions", "RIWI", code=2)
     assert "need answer keys" in refused.output
+
+
+@pytest.mark.parametrize("family", ["blip2", "instructblip"])
+def test_one_image_families_get_a_grid_and_score_alike_in_any_batch(siq, tiny_dirs, tmp_path, family):
+    """BLIP-2 and InstructBLIP take one image per prompt: the frames go as one grid image. InstructBLIP's
+    Q-Former reads the prompt right-padded, so its visual tokens never depend on the batch."""
+    runs = []
+    for size in ("1", "9"):
+        run = tmp_path / size
+        desiq("eval", "--model", tiny_dirs[family], "--data", siq.sample, "--out", run, "--limit", str(LIMIT),
+              "--conditions", "original", "--inputs", "q+a+v", "--batch-size", size, "--cache-dir", siq.cache,
+              "--no-progress")
+        runs.append(rows_of(run))
+    assert json.loads((tmp_path / "1" / "config.json").read_text())["media"]["video_input"] == "grid"
+    for a, b in zip(*runs):
+        assert a["chosen"] == b["chosen"] and a["scores"] == pytest.approx(b["scores"], rel=1e-6, abs=1e-6)

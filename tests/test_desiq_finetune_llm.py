@@ -52,7 +52,7 @@ def test_fine_tuning_with_the_video_beats_fine_tuning_without_it(tmp_path):
 
     assert a4(("fine-tuned", "q+a+v")) - a4(("fine-tuned", "q+a")) >= 0.15
     assert json.loads((runs[("fine-tuned", "a")] / "config.json").read_text())["adapter"] == str(tmp_path / "adapter_a")
-    assert all(f"| {run} |" in table for run in runs.values())  # the blind runs are reported beside the others
+    assert all(f"| {run.name} |" in table for run in runs.values())  # the blind runs are reported beside the others
     finetuned = json.loads((tmp_path / "adapter_q+a+v" / "finetune_config.json").read_text())
     assert finetuned["inputs"] == "q+a+v" and finetuned["media"]["video_input"] == "frames"
     assert finetuned["items"] == 199 and finetuned["without_media"] == 0

@@ -193,3 +193,20 @@ def test_grid_image_tiles_frames_row_major():
     grid = grid_image(frames)
     assert grid.shape == (4, 9, 3)  # 3 columns (ceil sqrt 5), 2 rows
     assert [grid[r * 2, c * 3, 0] for r in range(2) for c in range(3)] == [0, 1, 2, 3, 4, 0]
+
+
+def test_fine_tuning_targets_are_the_answers_as_asked_with_teacher_explanations():
+    from desiq.inputs import InputSetting
+    from desiq.llm.finetune import training_items
+    from desiq.llm.requests import RequestBuilder
+    from mmsoc.runners.finetune.explanations import Explanation
+
+    items = sample_items("train")[:3]
+    builder = RequestBuilder(get_prompt(), InputSetting.parse("q+a"), None, frozenset({"text", "image", "video"}))
+    table = {("", items[1].id): Explanation(items[1].id, "Her voice  is\nshaking.")}
+    pairs, problems, masked = training_items(items, builder, None, table)
+    assert problems == [] and masked == 0
+    letters = "ABCD"
+    assert pairs[0].target == f"{letters[items[0].answer_idx]}. {items[0].answer}" and not pairs[0].explained
+    assert pairs[1].target == f"{letters[items[1].answer_idx]}. {items[1].answer} Explanation: Her voice is shaking."
+    assert pairs[1].explained and pairs[1].request.prompt == get_prompt().render(items[1].question, items[1].options)

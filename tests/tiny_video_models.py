@@ -152,7 +152,7 @@ def build_qwen2_vl(folder, seed: int = 0) -> Path:
         ("image_token_id", "<|image_pad|>"), ("video_token_id", "<|video_pad|>"),
         ("vision_start_token_id", "<|vision_start|>"), ("vision_end_token_id", "<|vision_end|>"))}
     config = Qwen2VLConfig(
-        text_config=_text(tok, rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+        text_config=_text(tok, bos_token_id=None, rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
                                                 "mrope_section": [2, 3, 3]}),
         vision_config=dict(depth=2, embed_dim=HIDDEN, hidden_size=HIDDEN, mlp_ratio=2, num_heads=2, patch_size=PATCH,
                            spatial_merge_size=2, temporal_patch_size=2), **ids)

@@ -103,7 +103,9 @@ def table_command(
     from desiq.llm.table import comparison_markdown, read_metrics
     from mmsoc.core.io import write_text
 
-    text = comparison_markdown([(str(run), read_metrics(run)) for run in runs], config)
+    names = [run.name for run in runs]
+    names = names if len(set(names)) == len(names) else [str(run) for run in runs]
+    text = comparison_markdown([(name, read_metrics(run)) for name, run in zip(names, runs)], config)
     if out is not None:
         write_text(out, text)
         note(f"wrote {out}")

@@ -73,7 +73,8 @@ def model_media(model: str, media: MediaSettings) -> tuple[frozenset[str], dict[
     recipe = describe(arg, media.video_as)
     fixed = recipe.num_frames
     how = {"video_input": recipe.video, "num_frames": fixed or (None if media.fps else media.num_frames),
-           "fps": None if fixed else media.fps, "video_metadata": recipe.metadata, "audio_input": recipe.audio}
+           "fps": None if fixed else media.fps, "video_metadata": recipe.metadata, "audio_input": recipe.audio,
+           "video_kwargs": recipe.video_kwargs}
     return recipe.modalities, how, fixed
 
 

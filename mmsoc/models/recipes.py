@@ -10,7 +10,8 @@ A :class:`MediaRecipe` says, for one family (``model_type``), how a video reache
 and whether it hears audio (mono float32 at 16 kHz; processors never resample). Families that need
 time (Qwen2.5-VL, Qwen3-VL, SmolVLM, Qwen2.5-Omni) get ``video_metadata`` (T frames spread over the
 clip); Qwen3-VL and SmolVLM would resample pre-sampled frames unless told not to; InstructBLIP-Video
-reads exactly 4 frames (more are cut silently). A family missing from the table is read from its
+reads exactly 4 frames (more are cut silently); Qwen video processors cap pixels per frame as
+qwen-vl-utils does. A family missing from the table is read from its
 processor: a video processor means ``video``, an image processor ``frames``, a feature extractor audio.
 """
 
@@ -20,6 +21,9 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 VIDEO_INPUTS = ("video", "frames", "grid")
+QWEN_CAP = {"cap_pixels_per_frame": True}
+"""Qwen video processors: cap each frame's pixels as the reference preprocessing (qwen-vl-utils) does,
+so a clip's token cost follows its frame count (transformers keeps the uncapped default for now)."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,8 @@ class MediaRecipe:
     """A transformers class to load instead of the Auto classes (a full Omni checkpoint: its thinker)."""
     images: bool = True
     """Whether the processor takes images at all."""
-    processor_kwargs: dict[str, Any] = field(default_factory=dict)
+    video_kwargs: dict[str, Any] = field(default_factory=dict)
+    """Processor arguments for calls with videos."""
 
     @property
     def modalities(self) -> frozenset[str]:
@@ -60,15 +65,15 @@ RECIPES: dict[str, MediaRecipe] = {
     "llava_onevision": MediaRecipe("video"),
     "llava_next_video": MediaRecipe("video"),
     "video_llava": MediaRecipe("video"),
-    "qwen2_vl": MediaRecipe("video"),
-    "qwen2_5_vl": MediaRecipe("video", metadata=True),
-    "qwen3_vl": MediaRecipe("video", metadata=True, resample=False),
-    "qwen3_vl_moe": MediaRecipe("video", metadata=True, resample=False),
+    "qwen2_vl": MediaRecipe("video", video_kwargs=QWEN_CAP),
+    "qwen2_5_vl": MediaRecipe("video", metadata=True, video_kwargs=QWEN_CAP),
+    "qwen3_vl": MediaRecipe("video", metadata=True, resample=False, video_kwargs=QWEN_CAP),
+    "qwen3_vl_moe": MediaRecipe("video", metadata=True, resample=False, video_kwargs=QWEN_CAP),
     "smolvlm": MediaRecipe("video", metadata=True, resample=False),
     "instructblipvideo": MediaRecipe("video", video_kwarg="images", num_frames=4, images=False),
     "qwen2_audio": MediaRecipe(None, audio=True, images=False),
-    "qwen2_5_omni_thinker": MediaRecipe("video", audio=True, fps_kwarg=True),
-    "qwen2_5_omni": MediaRecipe("video", audio=True, fps_kwarg=True,
+    "qwen2_5_omni_thinker": MediaRecipe("video", audio=True, fps_kwarg=True, video_kwargs=QWEN_CAP),
+    "qwen2_5_omni": MediaRecipe("video", audio=True, fps_kwarg=True, video_kwargs=QWEN_CAP,
                                 model_class="Qwen2_5OmniThinkerForConditionalGeneration"),
 }
 """Families checked one by one (see the module docstring); SmolVLM's processor needs the ``num2words`` package."""

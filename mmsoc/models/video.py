@@ -121,10 +121,12 @@ def media_kwargs(family: Family, recipe: MediaRecipe, prepared: Sequence[Prepare
             kwargs["video_metadata"] = [clip.metadata() for clip in clips]
         if not recipe.resample:
             kwargs["do_sample_frames"] = False
-        if recipe.fps_kwarg:
-            kwargs["videos_kwargs"] = {"fps": clips[0].metadata()["fps"]}
+        if recipe.fps_kwarg:  # Qwen2.5-Omni reads the frame rate (and the rest) from its videos_kwargs
+            kwargs["videos_kwargs"] = {"fps": clips[0].metadata()["fps"], **recipe.video_kwargs}
+        else:
+            kwargs.update(recipe.video_kwargs)
     audio = [wave for p in prepared for wave in p.audio]
     if audio:
         kwargs["audio"] = audio
         kwargs["sampling_rate"] = SAMPLE_RATE
-    return {**recipe.processor_kwargs, **kwargs}
+    return kwargs
