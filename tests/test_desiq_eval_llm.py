@@ -266,3 +266,58 @@ def test_one_image_families_get_a_grid_and_score_alike_in_any_batch(siq, tiny_di
     assert json.loads((tmp_path / "1" / "config.json").read_text())["media"]["video_input"] == "grid"
     for a, b in zip(*runs):
         assert a["chosen"] == b["chosen"] and a["scores"] == pytest.approx(b["scores"], rel=1e-6, abs=1e-6)
+
+
+def test_audio_reaches_a_model_that_hears_and_the_transcript_the_others(siq, tmp_path):
+    import soundfile
+    import torchaudio.functional as F
+    from tiny_video_models import build_qwen2_audio
+    from transformers import AutoModelForMultimodalLM, AutoProcessor
+
+    hearing = build_qwen2_audio(tmp_path / "qwen2_audio")
+    args = ["--data", siq.sample, "--limit", str(LIMIT), "--conditions", "original", "--inputs", "q+a+s",
+            "--cache-dir", siq.cache, "--no-progress"]
+    desiq("eval", "--model", hearing, "--out", tmp_path / "hears", *args)
+    desiq("eval", "--model", siq.models["llava15"], "--out", tmp_path / "reads", *args)
+    assert json.loads((tmp_path / "hears/config.json").read_text())["media"]["audio"] == "audio"
+    assert json.loads((tmp_path / "reads/config.json").read_text())["media"]["audio"] == "transcript"
+    row = rows_of(tmp_path / "hears")[0]
+    item = sample_items("val")[0]
+    wave, rate = soundfile.read(siq.sample / "audio" / "wav" / f"{item.video}.wav", dtype="float32")
+    wave = F.resample(torch.from_numpy(wave), rate, 16000).numpy()
+    proc, model = AutoProcessor.from_pretrained(hearing), AutoModelForMultimodalLM.from_pretrained(hearing).eval()
+    content = [{"type": "audio"}, {"type": "text", "text": _prompt(item, row["options"], True, None)}]
+    text = proc.apply_chat_template([{"role": "user", "content": content}], add_generation_prompt=True, tokenize=False)
+    enc = proc(text=[text], audio=[wave], sampling_rate=16000, return_tensors="pt")
+    for k, (label, option) in enumerate(zip("ABCD", row["options"])):
+        target = proc.tokenizer(f"{label}. {option}", add_special_tokens=False)["input_ids"]
+        n = enc["input_ids"].shape[1]
+        ids = torch.cat([enc["input_ids"], torch.tensor([target])], 1)
+        with torch.no_grad():
+            logits = model(**{**enc, "input_ids": ids, "attention_mask": torch.ones_like(ids)}).logits[0]
+        logp = torch.log_softmax(logits.float(), -1)
+        expected = float(sum(logp[n - 1 + j, t].double() for j, t in enumerate(target)))
+        assert row["scores"][k] == pytest.approx(expected, rel=1e-5, abs=1e-5)
+
+
+def test_a_social_iq_frames_folder_stands_in_for_a_missing_mp4(siq, tmp_path, monkeypatch):
+    from PIL import Image
+
+    import mmsoc.media.clips as clips
+    from desiq.sample import frames, sample_videos
+
+    data = tmp_path / "data"
+    shutil.copytree(siq.sample, data, ignore=shutil.ignore_patterns("audio"))
+    (data / "video" / "sample040.mp4").unlink()
+    video = next(v for v in sample_videos()["val"] if v.vid == "sample040")
+    (data / "frames" / "sample040").mkdir(parents=True)
+    for k, frame in enumerate(frames(video)):  # Social-IQ 2.0's frames/<vid>/<vid>_%03d.jpg
+        Image.fromarray(frame).save(data / "frames" / "sample040" / f"sample040_{k + 1:03d}.jpg")
+    read: list[str] = []
+    real = clips.read_frames
+    monkeypatch.setattr(clips, "read_frames", lambda path, *a, **k: read.append(Path(path).name) or real(path, *a, **k))
+    run = tmp_path / "run"
+    desiq("eval", "--model", siq.models["llava15"], "--data", data, "--out", run, "--limit", str(LIMIT),
+          "--conditions", "original", "--inputs", "q+a+v", "--cache-dir", tmp_path / "cache", "--no-progress")
+    assert sorted(read) == ["sample040", "sample041.mp4"]
+    assert all(r["missing"] == [] for r in rows_of(run))

@@ -1,8 +1,9 @@
 """Tiny video-capable multimodal LLMs built from configs with their real processors, saved to a folder.
 
-One image-only family (LLaVA-1.5: video as several images) and two video-native families
-(LLaVA-OneVision, Qwen2-VL: the processors' video input). Weights are random but seeded; the
-tokenizer is a byte-level BPE trained on the embedded Social-IQ sample, so prompts stay short.
+One image-only family (LLaVA-1.5: video as several images), two video-native families
+(LLaVA-OneVision, Qwen2-VL: the processors' video input) and an audio one (Qwen2-Audio). Weights are
+random but seeded; the tokenizer is a byte-level BPE trained on the embedded Social-IQ sample, so
+prompts stay short.
 """
 
 from __future__ import annotations
@@ -166,5 +167,38 @@ def build_qwen2_vl(folder, seed: int = 0) -> Path:
     return _save(model, processor, folder)
 
 
+# Qwen2-Audio-7B-Instruct's layout: one "Audio N:" line per clip before the text
+QWEN_AUDIO_TEMPLATE = (
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' }}"
+    "{% if message['content'] is string %}{{ message['content'] }}{% else %}{% for content in message['content'] %}"
+    "{% if content['type'] == 'audio' %}{{ 'Audio ' ~ loop.index ~ ': <|audio_bos|><|AUDIO|><|audio_eos|>\n' }}"
+    "{% elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}{% endfor %}{% endif %}"
+    "{{ '<|im_end|>\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")
+
+
+def build_qwen2_audio(folder, seed: int = 0) -> Path:
+    """Qwen2-Audio (Whisper-like encoder over 16 mel bins, a 2 s window, + Qwen2): about 25 tokens per second."""
+    from transformers import (
+        Qwen2AudioConfig,
+        Qwen2AudioForConditionalGeneration,
+        Qwen2AudioProcessor,
+        Qwen2Config,
+        WhisperFeatureExtractor,
+    )
+
+    tok = build_tokenizer(["<|endoftext|>", "<unk>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>",
+                           "<|audio_eos|>"], pad_token="<|endoftext|>", eos_token="<|im_end|>")
+    config = Qwen2AudioConfig(
+        audio_config=dict(num_mel_bins=16, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=64,
+                          d_model=HIDDEN, max_source_positions=100),
+        text_config=Qwen2Config(**_text(tok)).to_dict(), audio_token_index=tok.convert_tokens_to_ids("<|AUDIO|>"),
+        pad_token_id=tok.pad_token_id)
+    torch.manual_seed(seed)
+    model = Qwen2AudioForConditionalGeneration(config).eval()
+    features = WhisperFeatureExtractor(feature_size=16, sampling_rate=16000, hop_length=160, chunk_length=2, n_fft=400)
+    processor = Qwen2AudioProcessor(feature_extractor=features, tokenizer=tok, chat_template=QWEN_AUDIO_TEMPLATE)
+    return _save(model, processor, folder)
+
+
 VIDEO_BUILDERS = {"llava15": build_llava15, "llava_onevision": build_llava_onevision, "qwen2_vl": build_qwen2_vl}
-"""Family -> builder(folder, seed=0) -> folder."""
+"""Family -> builder(folder, seed=0) -> folder (the video families; ``build_qwen2_audio`` hears instead)."""

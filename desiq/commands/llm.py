@@ -42,7 +42,8 @@ def _media(num_frames: int, fps: float | None, video_as: str | None, cache_dir: 
 @app.command("eval")
 def eval_command(
     model: Annotated[str, typer.Option("--model", help="transformers image-text-to-text, video or audio model "
-                                                       "(hub id or folder), or 'random'.")],
+                                                       "(hub id or folder), 'random', or 'openai:NAME' (NAME on "
+                                                       "the OpenAI-compatible server at --api-base).")],
     data: Data,
     out: Annotated[Path, typer.Option("--out", help="Run folder: config.json, predictions.jsonl, metrics.json, "
                                                     "table.md (submission.jsonl for unlabelled questions). A rerun "
@@ -71,6 +72,9 @@ def eval_command(
     dtype: Dtype = "float32",
     device: Device = "auto",
     cache_dir: CacheDir = None,
+    api_base: Annotated[str | None, typer.Option("--api-base", help="URL of an OpenAI-compatible server for "
+                                                 "--model openai:NAME (loglik needs prompt logprobs, as vLLM "
+                                                 "serves them).")] = None,
     progress: Progress = True,
 ) -> None:
     """Ask MODEL every question under every DeSIQ condition; accuracy with chance and intervals by video."""
@@ -79,7 +83,7 @@ def eval_command(
 
     options = EvalOptions(split, inputs, answer, parse, conditions, seed, limit, batch_size, prompt, prompts_file,
                           max_new_tokens, adapter, dtype, device, _media(num_frames, fps, video_as, cache_dir),
-                          progress)
+                          progress, api_base)
     metrics = evaluate(model, data, out, options)
     if metrics is None:
         return

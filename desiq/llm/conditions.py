@@ -19,10 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from desiq.perturb import perturb
 from desiq.perturbations import PERTURBATIONS
 from desiq.records import MCQAItem, to_a2
-from desiq.splits import build_split
 
 ORIGINAL, NCAQ, CIRCULAR = "original", "NCAQ", "circular"
 SPLIT_CONDITIONS = {"desiq_d": "d", "desiq_s": "s"}
@@ -85,6 +83,9 @@ def _source(item: MCQAItem) -> str:
 
 def condition_items(items: Sequence[MCQAItem], condition: str, config: str, seed: int) -> list[MCQAItem]:
     """The questions of one condition in one configuration (before rotations), from all ``items``."""
+    from desiq.perturb import perturb
+    from desiq.splits import build_split
+
     base = to_a2(items) if config == "A2" else list(items)
     if condition in (ORIGINAL, CIRCULAR):
         return base

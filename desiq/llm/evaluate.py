@@ -50,6 +50,8 @@ class EvalOptions:
     device: str = "auto"
     media: MediaSettings = field(default_factory=MediaSettings)
     progress: bool = False
+    api_base: str | None = None
+    """URL of an OpenAI-compatible server, for ``--model openai:NAME``."""
 
 
 def file_sha256(path: Path) -> str:
@@ -128,8 +130,8 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         from mmsoc.models.base import GenerationSettings
         from mmsoc.models.registry import make_model
 
-        backend = make_model(model, ModelOptions(dtype=options.dtype, device=options.device,
-                                                 adapter=options.adapter, media=options.media))
+        backend = make_model(model, ModelOptions(dtype=options.dtype, device=options.device, adapter=options.adapter,
+                                                 api_base=options.api_base, media=options.media))
         return Answerer(backend, builder, options.answer,
                         GenerationSettings(greedy=True, max_new_tokens=options.max_new_tokens))
 
