@@ -107,7 +107,7 @@ def processor_inputs(processor: Any, family: Family, recipe: MediaRecipe, store:
 def media_kwargs(family: Family, recipe: MediaRecipe, prepared: Sequence[Prepared], ids: Sequence[str]) -> dict:
     """The processor's media arguments for a batch (images nested per prompt where one has several)."""
     kwargs: dict[str, Any] = {}
-    if family in SINGLE_IMAGE:
+    if family in SINGLE_IMAGE and recipe.images:
         lacking = next((i for i, p in zip(ids, prepared) if len(p.images) != 1), None)
         if lacking is not None:
             raise CannotRead(f"request {lacking!r} must carry exactly one image (or video) for a {family} model")
