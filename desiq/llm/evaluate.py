@@ -81,15 +81,14 @@ def model_media(model: str, media: MediaSettings) -> tuple[frozenset[str], dict[
 
 
 def write_conditions(asked: list, folder: Path) -> None:
-    """Each (condition, configuration)'s questions as asked, as a Social-IQ 2.0 file (kept once written)."""
+    """Each (condition, configuration)'s questions as asked, as a Social-IQ 2.0 file."""
     from desiq.formats.siq2 import write_siq2
 
     groups: dict[str, list] = {}
     for a in sorted(asked, key=lambda a: a.rotation):  # stable: question order within each rotation
         groups.setdefault(f"{a.condition}.{a.config}.jsonl", []).append(a.item)
     for name, items in groups.items():
-        if not (folder / name).exists():
-            write_siq2(folder / name, items)
+        write_siq2(folder / name, items)
 
 
 def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptions()) -> dict[str, Any] | None:
