@@ -150,3 +150,18 @@ def test_a_folder_needs_a_split_where_the_command_has_no_default(tmp_path):
                                 "--out", str(tmp_path / "d.json")])
     assert built.exit_code == 0, built.output
     assert len(_lines(tmp_path / "d.json")) == len(sample_items("train"))
+
+
+def test_unlabelled_questions_are_predicted_but_never_given_an_accuracy(env, tmp_path):
+    test_rows = [{k: v for k, v in row.items() if k not in ("ans_corr", "answer_idx", "idx_types")}
+                 for row in _lines(env["qa"])[:6]]
+    qa = tmp_path / "qa_test.json"
+    qa.write_text("".join(json.dumps(row) + "\n" for row in test_rows))
+    result = CliRunner().invoke(app, ["evaluate", "--model", str(env["model"]), "--data", str(qa),
+                                      "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert "6 unlabelled questions (no answer key): not scored" in result.stdout and "A4" not in result.stdout
+    assert len(_lines(tmp_path / "run" / "predictions.jsonl")) == 6
+    probe = CliRunner().invoke(app, ["probe", "--train", str(env["qa"]), "--eval", str(qa), "--probe", "tfidf-linear",
+                                     "--out", str(tmp_path / "probe")])
+    assert probe.exit_code == 2 and "6 questions have no answer key" in probe.output

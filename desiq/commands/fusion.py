@@ -12,6 +12,7 @@ import typer
 from desiq.commands.options import CacheDir, Config, Data, OptionPerturbKind, Split, perturbation_help
 from desiq.fusion.architecture import AUDIO_ENCODER, DEFAULTS, TEXT_ENCODER, Architecture
 from mmsoc.core.cli import BatchSize, Seed, commands, note
+from mmsoc.core.io import UsageError
 
 app = commands()
 cache_app = typer.Typer(help="The on-disk feature cache of the media encoders.", no_args_is_help=True)
@@ -159,12 +160,19 @@ def evaluate(
     from mmsoc.media import FeatureCache
 
     source = qa_data(data, split, default_split="val")
+    labelled = sum(item.labelled for item in source.items())
+    if perturb is not None and labelled == 0:
+        raise UsageError(f"{source.qa} has no answer keys: --perturb needs labelled questions")
     metrics = evaluate_run(model, source, out, perturb.value if perturb else None, seed, batch_size,
                            FeatureCache(cache_dir))
     if metrics:
         label = " ".join(x for x in (source.split or str(source.qa), perturb.value if perturb else "") if x)
-        typer.echo(f"{label}: A4 {metrics['A4']:.4f}, A2 {metrics['A2']:.4f} on {metrics['n']} questions; "
-                   f"missing {metrics['missing']}")
+        if labelled == 0:  # nothing to score against: say so instead of an accuracy
+            typer.echo(f"{label}: {metrics['n']} unlabelled questions (no answer key): not scored; the option "
+                       f"scores are in {out / 'predictions.jsonl'}")
+        else:
+            typer.echo(f"{label}: A4 {metrics['A4']:.4f}, A2 {metrics['A2']:.4f} on {metrics['n']} questions; "
+                       f"missing {metrics['missing']}")
         note(f"wrote {out}")
 
 

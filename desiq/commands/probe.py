@@ -104,6 +104,10 @@ def probe(
         train_items, eval_items, names = sample_items("train"), sample_items("val"), ("sample train", "sample val")
         if PROBES[probe.value].media and InputSetting.parse(inputs.value).media and media_root is None:
             media_root = write_sample(out / "sample")
+    unlabelled = sum(not item.labelled for item in eval_items)
+    if unlabelled:
+        raise UsageError(f"{names[1]}: {unlabelled} questions have no answer key (the test split?): a probe reports "
+                         "accuracy, so it scores labelled questions only")
     check_writable(out)  # a folder that cannot take the results fails now, not after training
     backend = make_probe(probe.value, backbone=backbone, encoder=encoder, epochs=epochs, media_root=media_root,
                          architecture=architecture.value, text_encoder=text_encoder, audio_encoder=audio_encoder)

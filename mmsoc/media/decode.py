@@ -79,6 +79,24 @@ def read_frames(path: str | Path, num_frames: int | None = 8, fps: float | None 
         raise MediaError(path, reason if err.reason == reason else f"{reason}; PyAV: {err.reason}") from None
 
 
+def clip_seconds(path: str | Path, frames_fps: float = 3.0) -> float:
+    """How long a clip lasts: the container's duration (nothing decoded), or a frame folder's images over
+    ``frames_fps``."""
+    path = Path(path)
+    if path.is_dir():
+        return sum(1 for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES) / frames_fps
+    import av
+
+    try:
+        with av.open(str(path)) as container:
+            if container.duration:
+                return container.duration / av.time_base
+            stream = container.streams.video[0]
+            return float(stream.duration * stream.time_base) if stream.duration else 0.0
+    except (av.FFmpegError, IndexError) as err:
+        raise MediaError(path, f"cannot read video duration ({str(err).splitlines()[0][:200]})") from None
+
+
 def read_frames_pyav(path: str | Path, num_frames: int | None = 8, fps: float | None = None) -> np.ndarray:
     """Sampled RGB frames (n, H, W, 3) uint8 of a video file, decoded in order with PyAV.
 

@@ -28,8 +28,9 @@ def _seconds(h: str | None, m: str, s: str, frac: str) -> float:
     return int(h or 0) * 3600 + int(m) * 60 + int(s) + int(frac.ljust(3, "0")) / 1000
 
 
-def parse_subtitles(text: str, path: str | Path = "<transcript>") -> list[Cue]:
-    """Cues of a WebVTT or SRT document, in file order; markup tags are removed.
+def parse_subtitles(text: str, path: str | Path = "<transcript>", join: str = " ") -> list[Cue]:
+    """Cues of a WebVTT or SRT document, in file order; markup tags are removed and a cue's lines are
+    joined by ``join`` (a newline keeps them as webvtt-py's ``caption.text`` does).
 
     A malformed timing line raises MediaError naming the file and line.
     """
@@ -50,13 +51,13 @@ def parse_subtitles(text: str, path: str | Path = "<transcript>") -> list[Cue]:
         while k < len(lines) and lines[k].strip():
             body.append(_TAG.sub("", lines[k]).strip())
             k += 1
-        words = " ".join(b for b in body if b)
+        words = join.join(b for b in body if b)
         if words:
             cues.append(Cue(_seconds(*g[:4]), _seconds(*g[4:]), words))
     return cues
 
 
-def read_subtitles(path: str | Path) -> list[Cue]:
+def read_subtitles(path: str | Path, join: str = " ") -> list[Cue]:
     """Cues of a .vtt or .srt file; a missing file or one without any spoken text raises MediaError."""
     path = Path(path)
     require_file(path)
@@ -64,10 +65,16 @@ def read_subtitles(path: str | Path) -> list[Cue]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise MediaError(path, f"cannot read transcript ({err})") from None
-    cues = parse_subtitles(text, path)
+    cues = parse_subtitles(text, path, join)
     if not cues:
         raise MediaError(path, "transcript has no cues")
     return cues
+
+
+def transcript_text(path: str | Path) -> str:
+    """The transcript as the Social-IQ 2.0 challenge baseline builds its context: every cue's text (its
+    lines kept) joined by newlines, without de-duplication."""
+    return "\n".join(cue.text for cue in read_subtitles(path, join="\n"))
 
 
 class TranscriptEncoder(Encoder):

@@ -9,7 +9,8 @@ from mmsoc.models.base import Audio, Image, Part, Text, Video
 
 Family = Literal["llava", "blip2", "instructblip", "generic"]
 
-_FAMILIES: dict[str, Family] = {"llava": "llava", "blip-2": "blip2", "instructblip": "instructblip"}
+_FAMILIES: dict[str, Family] = {"llava": "llava", "blip-2": "blip2", "instructblip": "instructblip",
+                                 "instructblipvideo": "instructblip"}
 
 IMAGE_TOKEN = "<image>"
 

@@ -5,12 +5,36 @@ the ``hf`` backend. Backend modules import nothing heavy at import time."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from mmsoc.core.registry import Registry, load_target
 from mmsoc.models.base import Model
 
 DEFAULT_BACKEND = "hf"
+
+
+@dataclass(frozen=True)
+class MediaSettings:
+    """How videos and audio are sampled for a model that reads them raw (frames, 16 kHz waveforms)."""
+
+    num_frames: int = 8
+    """Frames sampled uniformly from each video (a family that reads a fixed number gets that number)."""
+    fps: float | None = None
+    """Sample one frame every 1/fps seconds instead of ``num_frames``."""
+    video_as: str | None = None
+    """Override how video is given: ``video`` (the processor's video input), ``frames`` or ``grid``."""
+    cache_dir: str | None = None
+    """Where decoded frames and waveforms are cached (default: the encoders' feature cache)."""
+
+    def store(self, fixed_frames: int | None = None) -> Any:
+        """The media store these settings describe (``fixed_frames``: what the model's family reads)."""
+        from mmsoc.media.cache import FeatureCache
+        from mmsoc.media.clips import MediaStore
+
+        cache = FeatureCache(Path(self.cache_dir)) if self.cache_dir else FeatureCache()
+        return MediaStore(cache, num_frames=fixed_frames or self.num_frames, fps=None if fixed_frames else self.fps)
 
 
 @dataclass(frozen=True)
@@ -30,6 +54,8 @@ class ModelOptions:
     """Seconds one call may take before it is retried."""
     retries: int = 6
     """Retries of a call that timed out, could not connect, or got 408/409/429/5xx (exponential backoff)."""
+    media: MediaSettings = field(default_factory=MediaSettings)
+    """Frame and audio sampling for models that read raw video and audio."""
 
 
 @dataclass(frozen=True)

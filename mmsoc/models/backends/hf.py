@@ -7,12 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from mmsoc.models.base import GenerationSettings, OptionScores, Request
-from mmsoc.models.families import Family, detect_family, format_prompt
-from mmsoc.models.registry import ModelEntry, ModelOptions
+from mmsoc.models.families import Family, detect_family
+from mmsoc.models.registry import MediaSettings, ModelEntry, ModelOptions
 
 DTYPES = ("float32", "float16", "bfloat16")
-SINGLE_IMAGE = ("blip2", "instructblip")
-"""Families whose processor takes exactly one image per prompt."""
 
 
 def load_hf_model(model_id_or_dir: str, dtype: str = "float32", device: str = "auto",
@@ -20,18 +18,21 @@ def load_hf_model(model_id_or_dir: str, dtype: str = "float32", device: str = "a
     """Load (model, processor, family) from a hub id or local folder, optionally with a peft adapter.
 
     The processor pads on the left, so decoder-only models see every prompt end at the same column.
+    The model class comes from its family's media recipe (image-text-to-text, else any multimodal LM).
     """
     import torch
-    from transformers import AutoModelForImageTextToText, AutoProcessor
+    from transformers import AutoConfig, AutoProcessor
 
     from mmsoc.core.distributed import resolve_device
+    from mmsoc.models.recipes import model_class, recipe_for
 
     if dtype not in DTYPES and dtype != "auto":
         raise ValueError(f"unknown dtype {dtype!r}; choose one of auto, {', '.join(DTYPES)}")
     model: Any
     try:
         processor = AutoProcessor.from_pretrained(model_id_or_dir)
-        model = AutoModelForImageTextToText.from_pretrained(
+        config = AutoConfig.from_pretrained(model_id_or_dir)
+        model = model_class(config, recipe_for(config, processor)).from_pretrained(
             model_id_or_dir, dtype="auto" if dtype == "auto" else getattr(torch, dtype))
     except (OSError, ValueError) as err:  # missing files, or a folder transformers cannot read
         raise OSError(f"cannot load model {model_id_or_dir!r} (a local folder or a reachable hub id): {err}") from err
@@ -50,48 +51,29 @@ def is_encoder_decoder(model: Any) -> bool:
     return bool(getattr(config, "is_encoder_decoder", False) or getattr(text, "is_encoder_decoder", False))
 
 
-def _open_image(path: str) -> Any:
-    from PIL import Image
-
-    with Image.open(path) as image:
-        return image.convert("RGB")
-
-
 class HFModel:
     """Batched generation with left padding and per-request sampling seeds; option scoring by a
     forward pass over prompt + option (right padded, so positions never depend on the batch)."""
 
-    modalities = frozenset({"text", "image"})
-
     def __init__(self, model_id_or_dir: str, dtype: str = "float32", device: str = "auto",
-                 adapter: str | None = None):
+                 adapter: str | None = None, media: MediaSettings = MediaSettings()):
+        from mmsoc.models.recipes import recipe_for
+
         self.name = model_id_or_dir
         self.model, self.processor, self.family = load_hf_model(model_id_or_dir, dtype, device, adapter)
+        self.recipe = recipe_for(self.model.config, self.processor, media.video_as)
+        self.modalities = self.recipe.modalities
+        self.media = media.store(self.recipe.num_frames)
         self._prompt_is_echoed = not is_encoder_decoder(self.model)
         self._tokenizer_lock = threading.Lock()
         """The processor's tokenizer is not safe for concurrent use: ``prepare`` runs on another thread."""
 
-    def prompt(self, request: Request) -> str:
-        return format_prompt(self.family, self.processor, request.parts)
-
     def prepare(self, requests: Sequence[Request], padding_side: str = "left") -> Any:
-        """Processor inputs for a batch, on the CPU (images decoded, prompts tokenized); thread-safe."""
-        if self.family in SINGLE_IMAGE:
-            lacking = next((r.id for r in requests if len(r.images) != 1), None)
-            if lacking is not None:
-                raise ValueError(f"request {lacking!r} must carry exactly one image for a {self.family} model")
-        images = [_open_image(path) for r in requests for path in r.images]
-        kwargs: dict[str, Any] = {"images": images} if images else {}
+        """Processor inputs for a batch (media as the family takes them), on the CPU; thread-safe."""
+        from mmsoc.models.video import processor_inputs
+
         with self._tokenizer_lock:
-            prompts = [self.prompt(r) for r in requests]
-            batch = self.processor(text=prompts, return_tensors="pt", padding=True, padding_side=padding_side,
-                                   **kwargs)
-            qformer = getattr(self.processor, "qformer_tokenizer", None)
-            if qformer is not None:  # a BERT-style Q-Former numbers positions from the left: pad on the right
-                encoded = qformer(prompts, padding=True, padding_side="right", return_tensors="pt")
-                batch["qformer_input_ids"] = encoded["input_ids"]
-                batch["qformer_attention_mask"] = encoded["attention_mask"]
-        return batch
+            return processor_inputs(self.processor, self.family, self.recipe, self.media, requests, padding_side)
 
     def encode(self, requests: Sequence[Request], padding_side: str = "left") -> Any:
         """Processor inputs for a batch, on the model's device and dtype."""
@@ -141,8 +123,9 @@ class HFModel:
 
 
 def build(arg: str, options: ModelOptions) -> HFModel:
-    return HFModel(arg, dtype=options.dtype, device=options.device, adapter=options.adapter)
+    return HFModel(arg, dtype=options.dtype, device=options.device, adapter=options.adapter, media=options.media)
 
 
 MODEL = ModelEntry("hf", "mmsoc.models.backends.hf:build", frozenset({"text", "image"}),
-                   "any transformers image-text-to-text model: a hub id or a local folder", adapters=True)
+                   "any transformers image-text-to-text model (or video / audio multimodal LM): a hub id or a "
+                   "local folder", adapters=True)

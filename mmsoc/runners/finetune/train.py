@@ -39,6 +39,7 @@ from transformers import get_cosine_schedule_with_warmup
 from mmsoc.core.distributed import make_accelerator, process_state
 from mmsoc.core.io import JsonlAppender, UsageError, read_jsonl, write_json, write_jsonl
 from mmsoc.core.runfolder import RunFolder
+from mmsoc.models.base import Request
 from mmsoc.models.families import Family, format_prompt
 from mmsoc.runners.finetune.collate import TrainCollator
 from mmsoc.runners.finetune.data import TrainItem
@@ -149,13 +150,15 @@ def check_out_dir(out_dir: str | Path, resume: bool, identity: dict) -> None:
 def train_lora(model: Any, processor: Any, family: Family, items: Sequence[TrainItem], out_dir: str | Path,
                lora: LoraSettings = LoraSettings(), settings: TrainSettings = TrainSettings(),
                resume: bool = False, meta: dict | None = None, progress: bool = False,
-               on_step: Callable[[int, float], None] | None = None) -> TrainResult:
+               on_step: Callable[[int, float], None] | None = None,
+               encode: Callable[[Request], dict] | None = None) -> TrainResult:
     """Fine-tune LoRA adapters on ``items`` and save them (peft format) to ``out_dir``.
 
     Writes ``config.json`` (the run's identity: resuming with other settings is refused, naming the
     fields), ``train_log.jsonl`` (loss per optimizer step), checkpoints every ``save_every`` steps
     under ``checkpoints/step-N`` and ``finetune_config.json``. ``on_step(step, loss)`` is called
-    after each optimizer step.
+    after each optimizer step. ``encode(request)`` gives a prompt's processor inputs when the
+    request carries more than images (video or audio, ``mmsoc.models.video``).
     """
     if not items:
         raise ValueError("no training items")
@@ -177,12 +180,13 @@ def train_lora(model: Any, processor: Any, family: Family, items: Sequence[Train
                   "processes": world, "gradient_accumulation": accum, "effective_batch_size": micro * world * accum,
                   "total_steps": loop.total_steps(len(items), world), "items": len(items), **(meta or {})}
         return _train(accelerator, model, processor, family, items, out_dir, lora, settings, loop, resume, config,
-                      progress, on_step)
+                      progress, on_step, encode)
 
 
 def _train(accelerator: Accelerator, model: Any, processor: Any, family: Family, items: Sequence[TrainItem],
            out_dir: Path, lora: LoraSettings, settings: TrainSettings, loop: LoopSettings, resume: bool,
-           config: dict, progress: bool, on_step: Callable[[int, float], None] | None) -> TrainResult:
+           config: dict, progress: bool, on_step: Callable[[int, float], None] | None,
+           encode: Callable[[Request], dict] | None = None) -> TrainResult:
     set_seed(settings.seed)  # every generator a checkpoint records (Python, NumPy, torch): same seed, same bytes
     model = get_peft_model(model, lora.peft_config())
     model.train()
@@ -192,7 +196,7 @@ def _train(accelerator: Accelerator, model: Any, processor: Any, family: Family,
     scheduler = get_cosine_schedule_with_warmup(optimizer, math.ceil(settings.warmup_ratio * total), total)
     model, optimizer = accelerator.prepare(model, optimizer)
     collator = TrainCollator(processor, lambda r: format_prompt(family, processor, r.parts),
-                             settings.max_target_tokens)
+                             settings.max_target_tokens, encode)
 
     step, start = 0, None
     if resume and (start := latest_checkpoint(out_dir)) is not None:

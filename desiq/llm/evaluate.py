@@ -1,0 +1,155 @@
+"""``desiq eval`` as a function: plan the asked questions, run them into the run folder, write the reports.
+
+RUN_DIR/config.json       the run's identity (model, adapter, data and its sha256, split, inputs and how
+                          each medium reaches the model, answer mode, conditions, seed, prompt version,
+                          frames; ``limit`` may grow, never shrink)
+RUN_DIR/predictions.jsonl one row per (question, condition, rotation)
+RUN_DIR/metrics.json      ``desiq.llm.metrics``
+RUN_DIR/table.md          ``desiq.llm.table``
+RUN_DIR/submission.jsonl  unlabelled questions only: the QA file's rows plus ``answer_idx``, in input order
+RUN_DIR/problems.jsonl    questions that could not be asked, with the reason
+RUN_DIR/conditions/       each condition's questions as asked, as Social-IQ 2.0 files (CONDITION.CONFIG.jsonl;
+                          circular: every rotation, rotation after rotation), to inspect or reuse
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from desiq.data import qa_data
+from desiq.inputs import InputSetting
+from desiq.llm.answers import PARSE_RULES
+from desiq.llm.conditions import ORIGINAL, ask, parse_conditions
+from desiq.llm.prompts import DEFAULT_PROMPT, get_prompt
+from desiq.llm.requests import RequestBuilder
+from desiq.llm.run import ANSWER_MODES, Answerer, run_asked
+from mmsoc.core.io import UsageError, write_text
+from mmsoc.models.registry import MediaSettings, ModelOptions
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """Everything ``desiq eval`` takes besides the model, data and run folder."""
+
+    split: str | None = None
+    inputs: str = "q+a+t+v"
+    answer: str = "loglik"
+    parse: str = "lenient"
+    conditions: str | None = None
+    seed: int = 0
+    limit: int | None = None
+    batch_size: int = 8
+    prompt: str = DEFAULT_PROMPT
+    prompts_file: Path | None = None
+    max_new_tokens: int = 32
+    adapter: str | None = None
+    dtype: str = "float32"
+    device: str = "auto"
+    media: MediaSettings = field(default_factory=MediaSettings)
+    progress: bool = False
+    api_base: str | None = None
+    """URL of an OpenAI-compatible server, for ``--model openai:NAME``."""
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def model_media(model: str, media: MediaSettings) -> tuple[frozenset[str], dict[str, Any], int | None]:
+    """What a model reads, how it takes video (for the run's configuration) and the frames its family
+    always reads (None: the run's), from its files alone (no weights are loaded)."""
+    from mmsoc.models.registry import BACKENDS, DEFAULT_BACKEND, resolve
+
+    entry, arg = resolve(model)
+    if entry is not BACKENDS.get(DEFAULT_BACKEND):
+        return entry.modalities, {}, None
+    from mmsoc.models.recipes import describe
+
+    recipe = describe(arg, media.video_as)
+    fixed = recipe.num_frames
+    how = {"video_input": recipe.video, "num_frames": fixed or (None if media.fps else media.num_frames),
+           "fps": None if fixed else media.fps, "video_metadata": recipe.metadata, "audio_input": recipe.audio,
+           "video_kwargs": recipe.video_kwargs}
+    return recipe.modalities, how, fixed
+
+
+def write_conditions(asked: list, folder: Path) -> None:
+    """Each (condition, configuration)'s questions as asked, as a Social-IQ 2.0 file."""
+    from desiq.formats.siq2 import write_siq2
+
+    groups: dict[str, list] = {}
+    for a in sorted(asked, key=lambda a: a.rotation):  # stable: question order within each rotation
+        groups.setdefault(f"{a.condition}.{a.config}.jsonl", []).append(a.item)
+    for name, items in groups.items():
+        write_siq2(folder / name, items)
+
+
+def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptions()) -> dict[str, Any] | None:
+    """Run (or resume) ``desiq eval``; the main process returns metrics.json (others None)."""
+    from desiq.llm.metrics import run_metrics
+    from mmsoc.core.runfolder import RunFolder
+
+    if options.answer not in ANSWER_MODES:
+        raise UsageError(f"--answer {options.answer!r}: choose {' or '.join(ANSWER_MODES)}")
+    if options.parse not in PARSE_RULES:
+        raise UsageError(f"--parse {options.parse!r}: choose one of {', '.join(PARSE_RULES)}")
+    source = qa_data(data, options.split, default_split="val")
+    items = source.items()
+    labelled = all(item.labelled for item in items)
+    if not labelled and any(item.labelled for item in items):
+        raise UsageError(f"{source.qa} mixes labelled and unlabelled questions; split them into two files")
+    setting = InputSetting.parse(options.inputs)
+    source.require_media(setting)
+    conditions = parse_conditions(options.conditions, labelled)
+    prompt = get_prompt(options.prompt, options.prompts_file)
+    if options.parse == "challenge" and not all(label.isdigit() for label in prompt.labels):
+        raise UsageError(f"--parse challenge reads option indices; prompt {prompt.name} labels options "
+                         f"{', '.join(prompt.labels)} (use --prompt siq2-challenge-v1)")
+    if options.answer == "generate" and model.partition(":")[0] == "random":
+        raise UsageError("the random backend only scores options: use --answer loglik")
+    reads, how, _ = model_media(model, options.media)
+    builder = RequestBuilder(prompt, setting, source.media_root, reads)
+    asked = ask(items, conditions, options.seed, options.limit)
+    identity = {"command": "desiq eval", "model": model, "adapter": options.adapter,
+                "data": str(source.qa.resolve()), "data_sha256": file_sha256(source.qa),
+                "media_root": str(source.media_root.resolve()) if source.media_root else None, "split": source.split,
+                "inputs": setting.name, "media": {**builder.plan, **how}, "answer": options.answer,
+                "conditions": list(conditions), "seed": options.seed, "prompt": prompt.version,
+                "max_new_tokens": options.max_new_tokens if options.answer == "generate" else None,
+                "dtype": options.dtype, "limit": options.limit}
+
+    def make_answerer() -> Answerer:
+        from mmsoc.models.base import GenerationSettings
+        from mmsoc.models.registry import make_model
+
+        backend = make_model(model, ModelOptions(dtype=options.dtype, device=options.device, adapter=options.adapter,
+                                                 api_base=options.api_base, media=options.media))
+        return Answerer(backend, builder, options.answer,
+                        GenerationSettings(greedy=True, max_new_tokens=options.max_new_tokens))
+
+    rows = run_asked(asked, identity, out, make_answerer, options.batch_size, options.progress)
+    if rows is not None:
+        write_conditions(asked, out / "conditions")
+    if rows is None:
+        return None
+    header = {"model": model, "adapter": options.adapter, "inputs": setting.name, "split": source.split,
+              "prompt": prompt.version, "media": identity["media"], "conditions": list(conditions),
+              "seed": options.seed}
+    metrics = run_metrics(rows, conditions, options.answer, options.parse, options.seed, header)
+    from desiq.llm.table import run_markdown
+
+    folder = RunFolder(out)
+    folder.write_metrics(metrics)
+    write_text(out / "table.md", run_markdown(metrics))
+    if not labelled and ORIGINAL in conditions:
+        from desiq.llm.submission import write_submission
+
+        metrics["submission"] = write_submission(source.qa, rows, out / "submission.jsonl")
+    return metrics

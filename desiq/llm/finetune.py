@@ -1,0 +1,132 @@
+"""``desiq finetune``: LoRA fine-tuning of a multimodal LLM on Social-IQ questions, with the LoRA runner.
+
+Each labelled question becomes one training pair: the request exactly as ``desiq eval`` sends it for
+the original question (prompt text, and the video, audio or transcript of the input setting), and
+the target the prompt asks for (``PromptSpec.answer``: with the default prompt the letter and the
+text of the correct option), followed by `` Explanation: ...`` when a teacher file explains the
+question (rows of ``id`` and ``explanation``, ids as ``desiq`` numbers questions: ``<qid>@<position>``).
+Media are decoded (and cached) before training; a question whose media cannot be decoded is
+trained without them, and counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from desiq.data import qa_data
+from desiq.inputs import InputSetting
+from desiq.llm.conditions import ORIGINAL, Asked
+from desiq.llm.evaluate import file_sha256, model_media
+from desiq.llm.prompts import DEFAULT_PROMPT, get_prompt
+from desiq.llm.requests import TASK, Built, RequestBuilder
+from desiq.records import MCQAItem
+from mmsoc.core.io import UsageError
+from mmsoc.media.base import MediaError
+from mmsoc.models.base import Audio, Video
+from mmsoc.models.registry import MediaSettings
+
+
+@dataclass(frozen=True)
+class FinetuneOptions:
+    inputs: str = "q+a+t+v"
+    split: str | None = None
+    limit: int | None = None
+    explanations: Path | None = None
+    prompt: str = DEFAULT_PROMPT
+    prompts_file: Path | None = None
+    media: MediaSettings = field(default_factory=MediaSettings)
+    progress: bool = False
+
+
+def _decodable(built: Built, builder: RequestBuilder, asked: Asked, store: Any) -> Built:
+    """The request, or the same question without the media that cannot be decoded."""
+    bad = []
+    for path in built.request.media(Video):
+        try:
+            store.clip(path)
+        except MediaError:
+            bad.append("video")
+    for path in built.request.media(Audio):
+        try:
+            store.waveform(path)
+        except MediaError:
+            bad.append("audio")
+    return builder.build(asked, bad) if bad else built
+
+
+def training_items(items: list[MCQAItem], builder: RequestBuilder, store: Any,
+                   explanations: dict | None) -> tuple[list, list[dict[str, str]], int]:
+    """(training pairs, problems, questions trained without some of their media)."""
+    from mmsoc.runners.finetune.data import TrainItem
+    from mmsoc.runners.finetune.explanations import find_explanation
+    from mmsoc.tasks.kinds.base import with_explanation
+
+    pairs, problems, masked = [], [], 0
+    for item in items:
+        if not item.labelled:
+            problems.append({"id": item.id, "problem": "no answer key"})
+            continue
+        asked = Asked(ORIGINAL, "A4", 0, item, item.id)
+        built = _decodable(builder.build(asked), builder, asked, store)
+        masked += bool(built.missing)
+        found = find_explanation(explanations, TASK, item.id) if explanations is not None else None
+        target = with_explanation(built.answers[item.answer_idx], found.explanation if found else None)
+        pairs.append(TrainItem(built.request, target, explained=found is not None))
+    return pairs, problems, masked
+
+
+def finetune(model: str, data: Path, out: Path, options: FinetuneOptions, lora: tuple, train: dict,
+             resume: bool = False) -> Any:
+    """Train the adapter into ``out``; the main process returns the TrainResult (others None)."""
+    from mmsoc.core.distributed import process_state
+    from mmsoc.core.io import write_jsonl
+    from mmsoc.models.backends.hf import load_hf_model
+    from mmsoc.models.recipes import recipe_for
+    from mmsoc.models.video import processor_inputs
+    from mmsoc.runners.finetune.explanations import read_explanations
+    from mmsoc.runners.finetune.train import (
+        LoraSettings,
+        TrainSettings,
+        check_out_dir,
+        resolve_precision,
+        run_identity,
+        train_lora,
+    )
+
+    source = qa_data(data, options.split, default_split="train")
+    items = source.items()[: options.limit]
+    setting = InputSetting.parse(options.inputs)
+    source.require_media(setting)
+    prompt = get_prompt(options.prompt, options.prompts_file)
+    reads, how, fixed_frames = model_media(model, options.media)
+    builder = RequestBuilder(prompt, setting, source.media_root, reads)
+    store = options.media.store(fixed_frames)
+    table = read_explanations(options.explanations) if options.explanations else None
+    pairs, problems, masked = training_items(items, builder, store, table)
+    if not pairs:
+        raise UsageError(f"{source.qa}: no labelled questions to train on")
+    rank, alpha, dropout, targets = lora
+    lora_settings = LoraSettings(rank, alpha, dropout, tuple(m.strip() for m in targets.split(",") if m.strip()))
+    settings = TrainSettings(**train)
+    meta = {"command": "desiq finetune", "data": str(source.qa.resolve()), "data_sha256": file_sha256(source.qa),
+            "media_root": str(source.media_root.resolve()) if source.media_root else None, "split": source.split,
+            "inputs": setting.name, "media": {**builder.plan, **how}, "prompt": prompt.version,
+            "limit": options.limit, "explanations": str(options.explanations) if options.explanations else None,
+            "explained": sum(p.explained for p in pairs), "skipped": len(problems), "without_media": masked}
+    check_out_dir(out, resume, run_identity(lora_settings, settings, pairs, meta))  # before loading the model
+    dtype = "bfloat16" if resolve_precision(settings.precision) == "bf16" else "float32"
+    base, processor, family = load_hf_model(model, dtype)
+    recipe = recipe_for(base.config, processor, options.media.video_as)
+
+    def encode(request: Any) -> Any:
+        return processor_inputs(processor, family, recipe, store, [request], "right")
+
+    result = train_lora(base, processor, family, pairs, out, lora_settings, settings, resume=resume, meta=meta,
+                        progress=options.progress, encode=encode)
+    if not process_state().is_main_process:
+        return None
+    if problems:
+        write_jsonl(out / "problems.jsonl", problems)
+    return result

@@ -1,0 +1,111 @@
+"""metrics.json of a ``desiq eval`` run, computed from its prediction rows alone.
+
+Per condition and configuration (A4, A2): accuracy, chance, n (questions, or pairs for A2), a 95%
+interval from a bootstrap that resamples videos (``mmsoc.metrics.bootstrap``) and, for written
+answers, the success rate (replies in the requested format, by the strict rule). ``accuracy`` is
+lm-evaluation-harness's ``acc`` for ``--answer loglik`` (``accuracy_norm``: ``acc_norm``, beside it)
+and the chosen parse rule's for ``--answer generate``. A circular question counts once, correct
+only when correct under every rotation; its chance is (1/k)^k for k options. ``position`` counts
+the chosen and the gold positions of the original A4 questions (``position_by_condition``: each
+condition's A4 rows, all rotations for circular). Unlabelled questions are never scored: their
+metrics say so and carry no accuracy.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from desiq.llm.answers import row_correct
+from desiq.llm.conditions import CIRCULAR, CONFIGS, ORIGINAL
+from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
+
+N_BOOT = 1000
+
+
+def _questions(rows: Sequence[dict], condition: str, config: str) -> list[tuple[str, list[dict]]]:
+    """(video, rows) per question: one row each, or every rotation of a circular question."""
+    grouped: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        if row["condition"] == condition and row["config"] == config:
+            grouped[row["id"]].append(row)
+    if condition != CIRCULAR:
+        return [(group[0]["vid_name"], group) for group in grouped.values()]
+    complete = [g for g in grouped.values() if len(g) == len(g[0]["options"])]
+    return [(group[0]["vid_name"], group) for group in complete]
+
+
+def _entry(questions: list[tuple[str, list[dict]]], correct: list[bool], chance: float, seed: int) -> dict:
+    n = len(questions)
+    accuracy = sum(correct) / n if n else None
+    low, high = cluster_bootstrap_ci(correct, [video for video, _ in questions], n_boot=N_BOOT, seed=seed)
+    return {"accuracy": accuracy, "chance": chance, "n": n, "ci95": [low, high] if n else None}
+
+
+def condition_result(rows: Sequence[dict], condition: str, config: str, answer: str, parse: str,
+                     seed: int) -> dict[str, Any] | None:
+    questions = _questions(rows, condition, config)
+    if not questions:
+        return None
+    k = len(questions[0][1][0]["options"])
+    chance = (1 / k) ** k if condition == CIRCULAR else 1 / k
+    correct = [all(row_correct(r, answer, parse) for r in group) for _, group in questions]
+    entry = {"condition": condition, "config": config, **_entry(questions, correct, chance, seed)}
+    if answer == "loglik":
+        entry["success_rate"] = None
+        norm = [all(r["chosen_norm"] == r["gold"] for r in group) for _, group in questions]
+        normed = _entry(questions, norm, chance, seed)
+        entry.update(accuracy_norm=normed["accuracy"], ci95_norm=normed["ci95"])
+    else:
+        flat = [r for _, group in questions for r in group]
+        entry["success_rate"] = sum(r["strict"] is not None for r in flat) / len(flat)
+    return entry
+
+
+def positions(rows: Sequence[dict], labelled: bool) -> dict[str, Any]:
+    """Chosen and gold positions over A4 rows (chosen only where an option was read)."""
+    width = max((len(r["options"]) for r in rows), default=4)
+    chosen, gold = [0] * width, [0] * width
+    for row in rows:
+        if row["chosen"] is not None:
+            chosen[row["chosen"]] += 1
+        if labelled:
+            gold[row["gold"]] += 1
+    return {"chosen": chosen, "gold": gold if labelled else None}
+
+
+def run_metrics(rows: Sequence[dict], conditions: Sequence[str], answer: str, parse: str, seed: int,
+                header: dict[str, Any]) -> dict[str, Any]:
+    """metrics.json: ``header`` (model, inputs, answer, ...) then results, position and missing media."""
+    labelled = all(row["gold"] is not None for row in rows)
+    results = [entry for condition in conditions for config in CONFIGS
+               if (entry := condition_result(rows, condition, config, answer, parse, seed)) is not None] \
+        if labelled else []
+    a4 = [r for r in rows if r["config"] == "A4"]
+    by_condition = {c: positions([r for r in a4 if r["condition"] == c], labelled) for c in conditions}
+    first = ORIGINAL if ORIGINAL in conditions else conditions[0]
+    missing: dict[str, int] = defaultdict(int)
+    for row in rows:
+        for modality in row["missing"]:
+            missing[modality] += 1
+    out = {**header, "answer": answer, "parse": parse if answer == "generate" else None, "labelled": labelled,
+           "results": results, "position": by_condition.get(first, positions([], labelled)),
+           "position_condition": first, "position_by_condition": by_condition, "missing": dict(sorted(missing.items())),
+           "rows": len(rows)}
+    if not labelled:
+        out["note"] = "unlabelled questions (no answer key): predictions and submission.jsonl only, no accuracy"
+    return out
+
+
+def verdict(entry: dict[str, Any], key: str = "ci95") -> str:
+    """Where an accuracy lies against chance, read from its interval (never from the condition's name)."""
+    interval = entry.get(key)
+    if not interval or interval[0] is None:
+        return "-"
+    low, high = interval
+    if low > entry["chance"]:
+        return "above chance"
+    if high < entry["chance"]:
+        return "below chance"
+    return "at chance"

@@ -1,0 +1,103 @@
+"""``desiq eval`` across processes: a SIGKILLed run resumes to the same metrics; two processes equal one."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from tiny_video_models import build_qwen2_vl
+
+from desiq.sample import write_sample
+
+REPO = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    d = tmp_path_factory.mktemp("desiq_llm_processes")
+    return d, write_sample(d / "sample"), build_qwen2_vl(d / "qwen2_vl")
+
+
+def _args(setup, out: Path, *extra: str) -> list[str]:
+    d, sample, model = setup
+    return ["eval", "--model", str(model), "--data", str(sample), "--out", str(out), "--limit", "8",
+            "--num-frames", "4", "--cache-dir", str(d / "cache"), "--no-progress", "--device", "cpu", *extra]
+
+
+def _desiq(*args: str) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, "-m", "desiq", *args], cwd=REPO, env=ENV, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
+def _rows(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "predictions.jsonl").read_text().splitlines()]
+
+
+def _same_rows(a: list[dict], b: list[dict]) -> None:
+    """Equal rows; log-likelihoods equal to float32 rounding (batches of other shapes)."""
+    assert [{k: v for k, v in r.items() if k != "scores"} for r in a] == \
+        [{k: v for k, v in r.items() if k != "scores"} for r in b]
+    for x, y in zip(a, b):
+        assert x["scores"] == pytest.approx(y["scores"], rel=1e-6, abs=1e-6)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(setup):
+    out = setup[0] / "whole"
+    _desiq(*_args(setup, out))
+    return out
+
+
+@pytest.mark.slow
+def test_a_sigkilled_run_resumes_to_identical_metrics(setup, uninterrupted):
+    out = setup[0] / "killed"
+    proc = subprocess.Popen([sys.executable, "-m", "desiq", *_args(setup, out, "--batch-size", "1")], cwd=REPO,
+                            env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = out / "predictions.jsonl"
+    deadline = time.monotonic() + 300
+    while proc.poll() is None and time.monotonic() < deadline:
+        if log.exists() and log.read_bytes().count(b"\n") >= 30:
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.01)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    partial = log.read_bytes().count(b"\n")
+    assert 30 <= partial < len(_rows(uninterrupted)) and not (out / "metrics.json").exists()
+    _desiq(*_args(setup, out))  # the same command again resumes
+    rows = _rows(out)
+    assert len({(r["id"], r["condition"], r["rotation"]) for r in rows}) == len(rows) == len(_rows(uninterrupted))
+    _same_rows(rows, _rows(uninterrupted))
+    assert (out / "metrics.json").read_bytes() == (uninterrupted / "metrics.json").read_bytes()
+    assert json.loads((out / "runtime.json").read_text())["predicted"] == [len(rows) - partial]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_two_processes_equal_one(setup, uninterrupted):
+    out = setup[0] / "two"
+    launch = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+              "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
+              "--main_process_port", str(_free_port()), "-m", "desiq"]
+    result = subprocess.run([*launch, *_args(setup, out)], cwd=REPO, env=ENV, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    _same_rows(_rows(out), _rows(uninterrupted))
+    assert (out / "metrics.json").read_bytes() == (uninterrupted / "metrics.json").read_bytes()
+    assert (out / "table.md").read_bytes() == (uninterrupted / "table.md").read_bytes()
+    assert not list(out.glob("predictions.rank*"))
+    n = len(_rows(uninterrupted))
+    assert json.loads((out / "runtime.json").read_text()) == {"processes": 2, "predicted": [n // 2, n - n // 2]}
