@@ -62,7 +62,7 @@ def loading(role: str, name: str, fetch: str, instead: str) -> Iterator[None]:
     hub.setLevel(logging.ERROR)
     try:
         yield
-    except ModelUnavailable:
+    except UsageError:  # already says what failed and what to do (ModelUnavailable among them)
         raise
     except Exception as err:
         if fetch_failure(err) is None:

@@ -79,7 +79,7 @@ def test_a_vid_name_out_of_the_media_folder_is_masked_and_named(small_siq, tiny_
         _siq_file(data / "qa" / f"qa_{split}.json", split_rows)
     hostile = sum(r["vid_name"] in ("../../outside/escaped", linked) for rs in rows.values() for r in rs)
     model = tmp_path / "model"
-    result = run("desiq", "train", "--data", str(data), "--inputs", "q+a+t", "--backbone", str(tiny_t5), "--epochs",
+    result = run("desiq", "train", "--architecture", "ours", "--data", str(data), "--inputs", "q+a+t", "--backbone", str(tiny_t5), "--epochs",
                  "1", "--out", str(model), "--cache-dir", str(tmp_path / "features"), cwd=scratch, cache=cache)
     assert result.returncode == 0, result.stderr
     metrics = json.loads((model / "metrics.json").read_text())

@@ -15,7 +15,7 @@ from .harness import base_env, files, run, temporaries
 
 
 def _train(out: Path, seed: int, qa: Path, t5: Path, scratch: Path, cache: Path, kill: str | None = None):
-    return run("desiq", "train", "--data", str(qa), "--inputs", "q+a", "--backbone", str(t5), "--epochs", "1",
+    return run("desiq", "train", "--architecture", "ours", "--data", str(qa), "--inputs", "q+a", "--backbone", str(t5), "--epochs", "1",
                "--seed", str(seed), "--out", str(out), cwd=scratch, cache=cache, kill=kill)
 
 

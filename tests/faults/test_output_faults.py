@@ -74,7 +74,7 @@ def assets(tmp_path_factory, tiny_dirs, tiny_t5, small_siq, scratch, cache) -> A
             "--out", str(adapter), cwd=scratch, cache=cache))
     model = root / "model"
     qa_train, qa_val = small_siq / "qa" / "qa_train.json", small_siq / "qa" / "qa_val.json"
-    _ok(run("desiq", "train", "--data", str(qa_train), "--inputs", "q+a", "--backbone", str(tiny_t5), "--epochs",
+    _ok(run("desiq", "train", "--architecture", "ours", "--data", str(qa_train), "--inputs", "q+a", "--backbone", str(tiny_t5), "--epochs",
             "1", "--out", str(model), cwd=scratch, cache=cache))
     features = root / "features"
     for k in range(3):
@@ -139,7 +139,7 @@ def commands(a: Assets, out: Path) -> dict[str, tuple[str, list[str]]]:
                                   str(out / "built.json")]),
         "desiq probe": ("desiq", ["probe", "--probe", "tfidf-linear", "--train", str(a.qa_train), "--eval",
                                   str(a.qa_val), "--no-tsne", "--no-debiased", "--out", str(out / "probe")]),
-        "desiq train": ("desiq", ["train", "--data", str(a.qa_train), "--inputs", "q+a", "--backbone", str(a.t5),
+        "desiq train": ("desiq", ["train", "--architecture", "ours", "--data", str(a.qa_train), "--inputs", "q+a", "--backbone", str(a.t5),
                                   "--epochs", "1", "--out", str(out / "model")]),
         "desiq evaluate": ("desiq", ["evaluate", "--model", str(a.model), "--data", str(a.qa_val), "--out",
                                      str(out / "evaluated")]),

@@ -80,7 +80,7 @@ def _held_race(prog: str, args: list[str], log: Path, scratch: Path,
 @pytest.fixture(scope="module")
 def fusion_model(small_siq, tiny_t5, scratch, cache, tmp_path_factory) -> Path:
     model = tmp_path_factory.mktemp("fusion") / "model"
-    result = run("desiq", "train", "--data", str(small_siq / "qa" / "qa_train.json"), "--inputs", "q+a", "--backbone",
+    result = run("desiq", "train", "--architecture", "ours", "--data", str(small_siq / "qa" / "qa_train.json"), "--inputs", "q+a", "--backbone",
                  str(tiny_t5), "--epochs", "1", "--out", str(model), cwd=scratch, cache=cache)
     assert result.returncode == 0, result.stderr
     return model
