@@ -23,8 +23,7 @@ from sacrebleu.metrics import BLEU
 
 _BLEU = BLEU()
 
-WORDS = ("the a cat dog meme text people crowd red blue green running laughing funny sad city night day "
-         "picture shows woman man child holding sign with words about politics sport music food").split()
+WORDS = ["the", "a", "cat", "dog", "meme", "text", "people", "crowd", "red", "blue", "green", "running", "laughing", "funny", "sad", "city", "night", "day", "picture", "shows", "woman", "man", "child", "holding", "sign", "with", "words", "about", "politics", "sport", "music", "food"]
 
 
 def _sentences(rng: random.Random, n: int, low: int, high: int) -> list[str]:
@@ -112,9 +111,9 @@ def naive_generation(preds: list[str], refs: list[str], models: bool = True) -> 
     from rouge import Rouge
     from rouge_score import rouge_scorer
 
+    from mmsoc.media.sentences import load_sentence_encoder
     from mmsoc.metrics.embedding import _scorer, bertscore_layers
     from mmsoc.metrics.text import _NoSynonyms, wordnet_or_none
-    from mmsoc.media.sentences import load_sentence_encoder
 
     out = {**_nltk_bleu(preds, refs), **_bleu(np.asarray([_bleu_stats(p, r) for p, r in zip(preds, refs)],
                                                           dtype=np.float64))}
@@ -170,9 +169,9 @@ def main() -> None:
     args = parser.parse_args()
     import torch
 
-    from mmsoc.tasks import score_task
-    from mmsoc.metrics.embedding import _scorer, bertscore_layers
     from mmsoc.media.sentences import load_sentence_encoder
+    from mmsoc.metrics.embedding import _scorer, bertscore_layers
+    from mmsoc.tasks import score_task
 
     print(f"cores {os.cpu_count()}, torch threads {torch.get_num_threads()}, load average "
           + " ".join(f"{x:.2f}" for x in os.getloadavg()))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from mmsoc.commands import arena, data, misc, report, score, tasks
+from mmsoc.commands import arena, data, finetune, misc, report, score, tasks
 from mmsoc.commands import eval as eval_command
-from mmsoc.commands import finetune
 from mmsoc.core.cli import make_app, run_cli
 
 app = make_app("mmsoc", "Evaluate multimodal language models on the ten MM-Soc social-media tasks.",

@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 from mmsoc.arena.media import data_root
 from mmsoc.arena.records import read_battles
 from mmsoc.cli import app
-from mmsoc.tasks.data import load_examples
 from mmsoc.tasks import get_task
+from mmsoc.tasks.data import load_examples
 
 TASK = "image_description"
 
@@ -47,7 +47,7 @@ def _pair(*args: str):
 
 
 def test_every_pair_over_shared_items_with_recorded_sides(runs, tmp_path):
-    ids, folders = runs
+    _ids, folders = runs
     out = tmp_path / "battles.jsonl"
     result = _pair(*(a for f in folders for a in ("--runs", str(f))), "--out", str(out))
     assert result.exit_code == 0, result.output
@@ -60,7 +60,7 @@ def test_every_pair_over_shared_items_with_recorded_sides(runs, tmp_path):
     examples = {e.id: e for e in load_examples(TASK, "sample").examples}
     root = data_root("sample")
     for b in battles:
-        first, second = sorted(b.models, key=names.index)
+        _first, second = sorted(b.models, key=names.index)
         assert b.swapped == (b.model_a == second) and b.position_seed == 0
         seed = {"org/model-one": 2, "model-two": None, "model-three": 0}  # each run's first seed
         assert b.response_a == f"{b.model_a.split('-')[-1]} says {b.item} (seed {seed[b.model_a]})"

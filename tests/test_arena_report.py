@@ -128,7 +128,7 @@ def test_report_is_self_contained_says_fastchat_and_is_deterministic(votes, tmp_
 
 
 def test_too_few_annotators_is_one_clear_error(votes, tmp_path):
-    path, battles, _ = votes
+    _path, battles, _ = votes
     single = tmp_path / "single.jsonl"
     write_battles(single, [b.with_votes(b.votes[:1]) for b in battles])
     result = CliRunner().invoke(app, ["arena", "rate", "--votes", str(single), "--out", str(tmp_path / "r")])

@@ -118,7 +118,7 @@ def test_media_only_from_inside_the_data_root(served, data, tmp_path):
         assert client.get(url).status_code == 404
     # a link inside the root that points outside: refused when serving starts, and never served
     escaping = Battle("b-link", "i4", "model-x", "model-y", "a", "b", data=str(data), media=("img/link.png",))
-    with pytest.raises(ValueError, match="b-link.*outside the data root"):
+    with pytest.raises(ValueError, match=r"b-link.*outside the data root"):
         check_media([escaping], "battles.jsonl")
     store.add_battles([escaping], "battles.jsonl")
     answer = client.get("/media/b-link/0")
@@ -130,7 +130,7 @@ def test_media_only_from_inside_the_data_root(served, data, tmp_path):
 
 
 def test_store_survives_reopening_and_refuses_other_battles(served, data, tmp_path):
-    store, client = served
+    _store, client = served
     _vote(client, "alice", "b-img", "both_bad", "both miss the point")
     reopened = VoteStore(tmp_path / "votes.sqlite")
     assert reopened.add_battles(_battles(data), "battles.jsonl") == 0
@@ -138,13 +138,13 @@ def test_store_survives_reopening_and_refuses_other_battles(served, data, tmp_pa
     with sqlite3.connect(tmp_path / "votes.sqlite") as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     changed = [Battle("b-img", "i1", "model-x", "model-y", "other answer", "a red box")]
-    with pytest.raises(ValueError, match="'b-img' is stored .* with other content"):
+    with pytest.raises(ValueError, match=r"'b-img' is stored .* with other content"):
         reopened.add_battles(changed, "battles.jsonl")
     assert reopened.count() == 3
 
 
 def test_export_writes_the_votes_file(served, tmp_path):
-    store, client = served
+    _store, client = served
     _vote(client, "bob", "b-text", "B", "two is kinder")
     _vote(client, "alice", "b-text", "tie")
     _vote(client, "alice", "b-img", "A")

@@ -8,16 +8,17 @@ import numpy as np
 import pytest
 import torch
 from PIL import Image
+from tiny_models import BUILDERS, build_tiny_bert_classifier, build_tokenizer
 from transformers import Blip2Config, InstructBlipConfig, LlavaConfig, Qwen2VLConfig
 
-from mmsoc.models.base import GenerationSettings, Image as ImagePart, Request, Text
-from mmsoc.models.families import detect_family, format_prompt
-from mmsoc.tasks.kinds.base import compose_prompt
 from mmsoc.models.backends.random_answers import RandomModel
+from mmsoc.models.base import GenerationSettings, Request, Text
+from mmsoc.models.base import Image as ImagePart
+from mmsoc.models.families import detect_family, format_prompt
 from mmsoc.models.sampling import PerRowSampler
 from mmsoc.tasks import parse_response
+from mmsoc.tasks.kinds.base import compose_prompt
 from mmsoc.tasks.registry import TASKS
-from tiny_models import BUILDERS, build_tiny_bert_classifier, build_tokenizer
 
 
 @pytest.fixture(scope="module")

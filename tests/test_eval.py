@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 
 import pytest
+from tiny_models import BUILDERS
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
 from mmsoc.tasks import parse_task_list, task_ids
 from mmsoc.tasks.registry import TASKS
-from tiny_models import BUILDERS
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}

@@ -14,7 +14,6 @@ from typer.testing import CliRunner
 from mmsoc.cli import app
 from mmsoc.core.io import InputError
 from mmsoc.core.records import Example
-from mmsoc.tasks.data import load_examples
 from mmsoc.models.backends.hf import HFModel, load_hf_model
 from mmsoc.models.base import GenerationSettings
 from mmsoc.models.families import format_prompt
@@ -25,6 +24,7 @@ from mmsoc.runners.finetune.explanations import Explanation, read_explanations
 from mmsoc.runners.finetune.merge import merge_adapter
 from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, train_lora
 from mmsoc.tasks import parse_response
+from mmsoc.tasks.data import load_examples
 from mmsoc.tasks.kinds.base import answer_part, with_explanation
 from mmsoc.tasks.mmsoc.youtube2000 import YOUTUBE_TOPICS
 from mmsoc.tasks.registry import TASKS

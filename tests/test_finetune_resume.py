@@ -33,9 +33,9 @@ def train(model_dir, out, resume=False, on_step=None):
     items = build_training_set(load_examples("hate", "sample", "train", limit=16).examples,
                                {t: s.prompt for t, s in TASKS.items()}).items
     model, processor, family = load_hf_model(model_dir)
-    return train_lora(model, processor, family, items, out, LoraSettings(%s), TrainSettings(%s), resume=resume,
+    return train_lora(model, processor, family, items, out, LoraSettings({lora}), TrainSettings({settings}), resume=resume,
                       on_step=on_step)
-""" % (LORA, SETTINGS)
+""".replace("{lora}", LORA).replace("{settings}", SETTINGS)
 SCRIPT = TRAIN + """
 model_dir, out, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def on_step(step, loss):

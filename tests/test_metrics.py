@@ -11,13 +11,20 @@ from nltk.util import bigrams
 from rouge import Rouge
 from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU
-from sklearn.metrics import (accuracy_score, f1_score, hamming_loss, jaccard_score, precision_score, recall_score,
-                             roc_auc_score)
+from sklearn.metrics import (
+    accuracy_score,
+    f1_score,
+    hamming_loss,
+    jaccard_score,
+    precision_score,
+    recall_score,
+    roc_auc_score,
+)
 from sklearn.preprocessing import MultiLabelBinarizer
 
 from mmsoc.metrics.normalize import normalize_ocr
-from mmsoc.tasks import score_task, score_task_detailed
 from mmsoc.metrics.text import wordnet_or_none
+from mmsoc.tasks import score_task, score_task_detailed
 from mmsoc.tasks.mmsoc.youtube2000 import YOUTUBE_TOPICS
 
 TOL = 1e-9

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU
 
-from mmsoc.tasks import score_task, score_task_detailed
 from mmsoc.metrics.bleu import segment_statistics, tokenize
 from mmsoc.metrics.text import edit_rates
+from mmsoc.tasks import score_task, score_task_detailed
 
 TRICKY = [
     "", " ", "Hello, world.", ".leading dot", "trailing dot.", "1,000.50 costs $3-4", "a-b 5-6 x- -y",

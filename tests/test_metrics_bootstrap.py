@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmsoc.tasks import score_task, score_task_detailed
 from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
+from mmsoc.tasks import score_task, score_task_detailed
 
 CASES = {
     "hate": (["hateful", None, "not_hateful", "not_hateful", "hateful", "hateful"],

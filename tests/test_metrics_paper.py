@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 import pytest
+from metric_references import lucene_ngram_distance
 from nltk.translate.bleu_score import corpus_bleu
 from rouge import Rouge
 from rouge_score import rouge_scorer
@@ -16,7 +17,6 @@ from mmsoc.metrics.kondrak import ngram_similarity
 from mmsoc.metrics.registry import find_metric, metric_keys
 from mmsoc.metrics.stats import replicate_values, resample_counts
 from mmsoc.tasks import get_task, score_task, score_task_detailed
-from metric_references import lucene_ngram_distance
 
 PAIRS = [  # (prediction, reference)
     ("a cat sat on the mat", "the cat sat on a mat"),

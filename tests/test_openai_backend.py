@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from api_server import CHILD_ENV, SERVING_MISSING, SKIP_REASON, FailingProxy, ServeProcess, servable_copy
 from PIL import Image as PILImage
 from typer.testing import CliRunner
 
-from api_server import CHILD_ENV, SERVING_MISSING, SKIP_REASON, FailingProxy, ServeProcess, servable_copy
 from mmsoc.cli import app
 from mmsoc.models.backends.openai import VIDEO_FRAMES, content, continuation_loglik, decoding
 from mmsoc.models.base import CannotScore, GenerationSettings, Image, Request, Text, Video
@@ -140,7 +140,7 @@ def test_option_scoring_without_prompt_logprobs_asks_for_generate(served):
 
     model = make_model(f"openai:{served.model_dir}", ModelOptions(api_base=served.url, retries=0))
     request = Request("hate", "1", (Text("Is it hateful?"),))
-    with pytest.raises(CannotScore, match="does not return prompt log-probabilities.*--answer generate"):
+    with pytest.raises(CannotScore, match=r"does not return prompt log-probabilities.*--answer generate"):
         model.score_options([request], [["yes", "no"]])
 
 
@@ -197,7 +197,7 @@ def test_parts_become_content_parts_in_order_with_media_as_data_urls(tmp_path):
 def test_unreadable_media_is_a_value_error_naming_the_file(tmp_path):
     bad = tmp_path / "bad.png"
     bad.write_bytes(b"not an image")
-    with pytest.raises(ValueError, match="bad.png"):
+    with pytest.raises(ValueError, match=r"bad\.png"):
         content(Request("t", "1", (Image(str(bad)),)))
     with pytest.raises(ValueError, match="missing"):
         content(Request("t", "1", (Video(str(tmp_path / "none.mp4")),)))
@@ -226,5 +226,5 @@ def test_option_loglik_from_vllm_prompt_logprobs_hand_worked():
     # no token ids from the server: the context's length, one entry per position
     assert continuation_loglik((3, None), None, [None, entry(2, -1.0), entry(3, -2.0), entry(7, -0.5)],
                                "x") == pytest.approx(-0.5)
-    with pytest.raises(ValueError, match="item 5: .*lack the prompt token"):
+    with pytest.raises(ValueError, match=r"item 5: .*lack the prompt token"):
         continuation_loglik((3, None), None, logprobs, "item 5")

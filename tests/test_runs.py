@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from mmsoc.models.base import GenerationSettings
-from mmsoc.models.backends.random_answers import RandomModel
 from mmsoc.core.runfolder import METRICS, PREDICTIONS, RunFolder, RunFolderError
+from mmsoc.models.backends.random_answers import RandomModel
+from mmsoc.models.base import GenerationSettings
 from mmsoc.runners.config import RunConfig
 from mmsoc.runners.eval import run_eval
 from mmsoc.runners.summary import summarize

@@ -10,12 +10,12 @@ import bert_score
 import numpy as np
 import pytest
 import torch
+from metric_references import lucene_ngram_distance
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
 from mmsoc.core.records import Example
 from mmsoc.core.runfolder import RunFolderError
-from mmsoc.tasks.data import load_examples
 from mmsoc.media.sentences import default_text_encoder_path, load_sentence_encoder
 from mmsoc.models.backends.hf import HFModel
 from mmsoc.models.backends.random_answers import RandomModel
@@ -23,8 +23,8 @@ from mmsoc.models.base import GenerationSettings
 from mmsoc.runners.finetune.data import answer_text
 from mmsoc.runners.finetune.self_improve import REVISE_TEMPLATE, run_self_improve
 from mmsoc.tasks import score_task
+from mmsoc.tasks.data import load_examples
 from mmsoc.tasks.registry import TASKS
-from metric_references import lucene_ngram_distance
 
 ROUNDS = 6
 
@@ -100,7 +100,7 @@ def test_rerun_resumes_without_new_rows_and_refuses_other_settings(run):
     again = run_self_improve(backend, examples, TASKS["humor"].prompt, "mmsoc-v1", folder, ROUNDS, settings, seed=1,
                              batch_size=2)
     assert (folder / "predictions.jsonl").read_bytes() == before and again == metrics
-    with pytest.raises(RunFolderError, match="different run.*seed: 1 there, 2 now"):
+    with pytest.raises(RunFolderError, match=r"different run.*seed: 1 there, 2 now"):
         run_self_improve(backend, examples, TASKS["humor"].prompt, "mmsoc-v1", folder, ROUNDS, settings, seed=2)
     assert (folder / "predictions.jsonl").read_bytes() == before
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import torch
-from tokenizers import Tokenizer, models, pre_tokenizers, decoders, trainers
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import (
     BertConfig,
     BertForSequenceClassification,

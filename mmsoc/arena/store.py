@@ -186,4 +186,4 @@ def _battle(record: str) -> Battle:
 
 
 def _order(annotator: str, battle_id: str) -> str:
-    return hashlib.sha256(f"{annotator}\x00{battle_id}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{annotator}\x00{battle_id}".encode()).hexdigest()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+
 @dataclass(frozen=True)
 class Example:
     """One MM-Soc input: images, text, and the gold label or reference."""

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mmsoc.metrics.stats import ItemStat, mean_stat
 from mmsoc.media.sentences import DEFAULT_TEXT_ENCODER, embed_texts, resolve_text_encoder
+from mmsoc.metrics.stats import ItemStat, mean_stat
 
 BERTSCORE_BATCH = 64
 

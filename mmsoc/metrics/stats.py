@@ -30,7 +30,7 @@ class ItemStat:
     def value(self) -> float:
         return float(self.reduce(self.values.sum(0, keepdims=True))[0])
 
-    def subset(self, rows: np.ndarray) -> "ItemStat":
+    def subset(self, rows: np.ndarray) -> ItemStat:
         return ItemStat(self.values[rows], self.reduce)
 
 

@@ -29,7 +29,7 @@ class RunConfig:
     """Words of a news text kept (MM-Soc's ``truncate_input``, ``--text_input_length 128``); 0 = all."""
 
     @classmethod
-    def create(cls, settings: GenerationSettings, seeds: tuple[int, ...] | None, **fields) -> "RunConfig":
+    def create(cls, settings: GenerationSettings, seeds: tuple[int, ...] | None, **fields) -> RunConfig:
         """A config whose generation fields come from ``settings`` (sampling fields None when greedy)."""
         if settings.greedy:
             return cls(greedy=True, seeds=None, max_new_tokens=settings.max_new_tokens, top_p=None,

@@ -198,7 +198,7 @@ class UnsafeCheckpointError(UsageError):
 
 
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".bin", ".pt", ".pth", ".ckpt", ".joblib")
-_MAGIC = (b"PK\x03\x04",) + tuple(bytes([0x80, protocol]) for protocol in range(2, 6))  # torch zip, pickle 2-5
+_MAGIC = (b"PK\x03\x04", *(bytes([0x80, protocol]) for protocol in range(2, 6)))  # torch zip, pickle 2-5
 
 
 def refuse_pickles(folder: str | Path) -> None:

@@ -32,6 +32,7 @@ import io
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from mmsoc.core.io import UsageError
@@ -213,7 +214,7 @@ class OpenAIModel:
         retry of the evaluation loop (which then asks only for the failed one again) and the failure is raised."""
         keys = [(request, settings) for request in requests]
         todo = [request for request, _ in dict.fromkeys(keys) if (request, settings) not in self._answered]
-        results, failures = self._gather([lambda r=r: self._answer(r, settings) for r in todo])
+        results, failures = self._gather([partial(self._answer, r, settings) for r in todo])
         for request, result, failure in zip(todo, results, failures):
             if failure is None:
                 self._answered[(request, settings)] = result
@@ -233,8 +234,8 @@ class OpenAIModel:
             raise CannotScore(self._cannot_score)
         jobs: list[Callable[[], Any]] = []
         for request, opts in zip(requests, options):
-            jobs.append(lambda r=request: self._prompt_tokens(r))
-            jobs += [lambda r=request, o=option: self._option_tokens(r, o) for option in opts]
+            jobs.append(partial(self._prompt_tokens, request))
+            jobs += [partial(self._option_tokens, request, option) for option in opts]
         results, failures = self._gather(jobs)
         first = next((f for f in failures if f is not None), None)
         if first is not None:

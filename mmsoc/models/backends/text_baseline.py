@@ -54,8 +54,8 @@ class TextBaselineModel:
         raise CannotScore("the text baseline answers a task's labels; it cannot score free options")
 
     def _fit(self, task: str, seed: int) -> Predictor:
-        from mmsoc.tasks.data import load_examples
         from mmsoc.tasks import get_task, kind_of
+        from mmsoc.tasks.data import load_examples
 
         spec = get_task(task)
         strategy = kind_of(spec).text_baseline

@@ -9,6 +9,7 @@ Other per-token inputs (Qwen-VL's ``mm_token_type_ids``) are extended over the t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+
 import torch
 from PIL import Image
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-
-import numpy as np
 from collections.abc import Sequence
 from dataclasses import asdict, replace
 from typing import Any
 
+import numpy as np
 from tqdm.auto import tqdm
 
 from mmsoc.core.io import JsonlAppender, atomic_open

@@ -91,7 +91,7 @@ class Classification:
         return label
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _forms(spec: TaskSpec, lenient: bool) -> dict[tuple[str, ...], str]:
     """Accepted word sequences -> label: labels and answer words, plus synonyms when lenient."""
     pairs = [(label, label) for label in spec.labels] + list(spec.answers)

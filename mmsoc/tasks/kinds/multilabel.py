@@ -77,7 +77,7 @@ class MultiLabel:
         return TaskScores(spec.id, {**metrics, "n": len(references)}, stats, info)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _topic_keys(spec: TaskSpec) -> dict[str, str]:
     return {" ".join(tokens(topic)): topic for topic in spec.labels}
 
