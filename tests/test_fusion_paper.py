@@ -265,7 +265,7 @@ def test_a_missing_pretrained_model_is_one_line_naming_the_flag(tiny, tmp_path):
     run = subprocess.run([sys.executable, "-m", "desiq", "train", "--data", str(qa), "--inputs", "q+a", "--backbone",
                           str(tiny["t5"]), "--out", str(tmp_path / "m")], capture_output=True, text=True, env=env)
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
-    assert "cannot load the text model 'bert-base-uncased'" in run.stderr and "--text-encoder" in run.stderr
+    assert "cannot load the text encoder 'bert-base-uncased'" in run.stderr and "--text-encoder" in run.stderr
     root = write_sample(tmp_path / "media")
     run = subprocess.run([sys.executable, "-m", "desiq", "train", "--architecture", "ours", "--data", str(root),
                           "--inputs", "q+a+s", "--backbone", str(tiny["t5"]), "--out", str(tmp_path / "m2")],

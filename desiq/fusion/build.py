@@ -20,9 +20,14 @@ from mmsoc.core.io import UsageError
 if TYPE_CHECKING:
     from torch import nn
 
-FLAGS = {"backbone": "--backbone", "text": "--text-encoder", "video": "--video-encoder",
-         "audio": "--audio-encoder", "transcript": "--text-encoder"}
-AVOID = {"audio": " or --audio-encoder logmel (no pretrained model)"}
+ROLES = {
+    "backbone": ("T5 backbone", "pass --backbone FOLDER (a T5 checkpoint and tokenizer)"),
+    "text": ("text encoder", "pass --text-encoder FOLDER (a BERT-style encoder and tokenizer)"),
+    "video": ("frame encoder", "pass --video-encoder FOLDER"),
+    "audio": ("speech encoder", "pass --audio-encoder FOLDER, or --audio-encoder logmel (no pretrained model)"),
+    "transcript": ("sentence encoder", "pass --text-encoder FOLDER (sentence-transformers)"),
+}
+"""Part of the model -> (its name in messages, the flag that replaces it)."""
 
 
 def _is_paper(config: FusionConfig) -> bool:
@@ -30,13 +35,17 @@ def _is_paper(config: FusionConfig) -> bool:
 
 
 def pretrained(part: str, name: str, load: Callable[[str], Any]) -> Any:
-    """``load(name)``, or a UsageError naming the model and the flag that replaces it."""
+    """``load(name)``, or a UsageError naming the model and the flag that replaces it: weights that cannot be
+    fetched offline as every command says it (``mmsoc.media.weights``), any other failure with its reason."""
+    from mmsoc.media.weights import hub_fetch, loading
+
+    role, instead = ROLES[part]
     try:
-        return load(name)
+        with loading(role, name, hub_fetch(name), instead):
+            return load(name)
     except (OSError, ValueError) as err:
         reason = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
-        raise UsageError(f"cannot load the {part} model {name!r} ({reason}); pass {FLAGS[part]} with a local "
-                         f"folder (e.g. from `hf download {name} --local-dir DIR`){AVOID.get(part, '')}") from None
+        raise UsageError(f"cannot load the {role} {name!r} ({reason}); {instead}") from None
 
 
 def _hf_media(config: FusionConfig) -> list[tuple[str, str]]:

@@ -34,7 +34,7 @@ def test_desiq_train_default_frame_encoder(small_siq, tiny_t5, scratch, cache, t
                "facebook/wav2vec2-base", "--epochs", "1", "--cache-dir", "{tmp}/features", "--out", "{out}"],
      "speech encoder 'facebook/wav2vec2-base'", "--audio-encoder logmel"),
     ("desiq", ["train", "--data", "{qa}", "--inputs", "q+a", "--backbone", "{t5}", "--out", "{out}"],
-     f"text model '{TEXT_ENCODER}'", "--text-encoder"),
+     f"text encoder '{TEXT_ENCODER}'", "--text-encoder FOLDER"),
     ("mmsoc", ["eval", "--task", "hate", "--model", "llava-hf/llava-1.5-7b-hf", "--limit", "1", "--out", "{out}"],
      "'llava-hf/llava-1.5-7b-hf'", None),
 ], ids=["desiq train --backbone t5-small", "desiq probe t5 (default backbone)", "desiq probe --encoder hub id",
