@@ -23,7 +23,9 @@ from sacrebleu.metrics import BLEU
 
 _BLEU = BLEU()
 
-WORDS = ["the", "a", "cat", "dog", "meme", "text", "people", "crowd", "red", "blue", "green", "running", "laughing", "funny", "sad", "city", "night", "day", "picture", "shows", "woman", "man", "child", "holding", "sign", "with", "words", "about", "politics", "sport", "music", "food"]
+WORDS = ["the", "a", "cat", "dog", "meme", "text", "people", "crowd", "red", "blue", "green", "running",
+         "laughing", "funny", "sad", "city", "night", "day", "picture", "shows", "woman", "man", "child",
+         "holding", "sign", "with", "words", "about", "politics", "sport", "music", "food"]
 
 
 def _sentences(rng: random.Random, n: int, low: int, high: int) -> list[str]:
@@ -39,8 +41,9 @@ def _timed(fn):
 
 def _bleu(stats: np.ndarray) -> dict[str, float]:
     sums = stats.sum(0).astype(int).tolist()
-    return {f"bleu{n}_sacrebleu": BLEU.compute_bleu(correct=sums[2:2 + n], total=sums[6:6 + n], sys_len=sums[0], ref_len=sums[1],
-                                          smooth_method="exp", max_ngram_order=n).score for n in (1, 2, 3, 4)}
+    return {f"bleu{n}_sacrebleu": BLEU.compute_bleu(correct=sums[2:2 + n], total=sums[6:6 + n], sys_len=sums[0],
+                                                    ref_len=sums[1], smooth_method="exp", max_ngram_order=n).score
+            for n in (1, 2, 3, 4)}
 
 
 def _bleu_stats(pred: str, ref: str) -> list[int]:

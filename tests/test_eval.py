@@ -82,8 +82,9 @@ def test_a_different_config_on_the_same_folder_is_refused(tmp_path):
 def test_a_model_that_fails_to_load_leaves_the_run_folder_unclaimed(tmp_path):
     (tmp_path / "empty_model").mkdir()
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["eval", "--task", "hate", "--model", str(tmp_path / "empty_model"), "--limit", "2",
-                                      "--out", str(out)])
+    result = CliRunner().invoke(
+        app, ["eval", "--task", "hate", "--model", str(tmp_path / "empty_model"), "--limit", "2", "--out", str(out)]
+    )
     assert result.exit_code == 2 and "cannot load model" in result.output
     assert not (out / "config.json").exists()
 
@@ -105,11 +106,24 @@ def _cli(*args: str) -> list[str]:
 
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_matches_uninterrupted(tiny_dirs, tmp_path):
-    args = ["--task", "hate", "--model", tiny_dirs["llava"], "--seeds", "0,1", "--limit", "5",
-            "--batch-size", "1", "--max-new-tokens", "8"]
+    args = [
+        "--task",
+        "hate",
+        "--model",
+        tiny_dirs["llava"],
+        "--seeds",
+        "0,1",
+        "--limit",
+        "5",
+        "--batch-size",
+        "1",
+        "--max-new-tokens",
+        "8",
+    ]
     killed = tmp_path / "killed"
-    proc = subprocess.Popen(_cli(*args, "--out", str(killed)), cwd=REPO, env=ENV, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _cli(*args, "--out", str(killed)), cwd=REPO, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     log = killed / "predictions.jsonl"
     deadline = time.time() + 120
     while time.time() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < 2):
@@ -135,13 +149,46 @@ def _free_port() -> int:
 
 @pytest.mark.slow
 def test_two_processes_merge_into_the_single_process_files(tiny_dirs, tmp_path):
-    args = ["--task", "hate", "--model", tiny_dirs["blip2"], "--seeds", "0,1", "--limit", "3",
-            "--max-new-tokens", "4", "--device", "cpu", "--threads", "1"]
-    launch = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-              "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-              "--main_process_port", str(_free_port()), "-m", "mmsoc", "eval", "--no-progress", "--fast-metrics"]
-    out = subprocess.run([*launch, *args, "--out", str(tmp_path / "two")], cwd=REPO, env=ENV, capture_output=True,
-                         text=True)
+    args = [
+        "--task",
+        "hate",
+        "--model",
+        tiny_dirs["blip2"],
+        "--seeds",
+        "0,1",
+        "--limit",
+        "3",
+        "--max-new-tokens",
+        "4",
+        "--device",
+        "cpu",
+        "--threads",
+        "1",
+    ]
+    launch = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--multi_gpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "--main_process_port",
+        str(_free_port()),
+        "-m",
+        "mmsoc",
+        "eval",
+        "--no-progress",
+        "--fast-metrics",
+    ]
+    out = subprocess.run(
+        [*launch, *args, "--out", str(tmp_path / "two")], cwd=REPO, env=ENV, capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     _eval(*args, "--out", str(tmp_path / "one"))
     assert (tmp_path / "two/predictions.jsonl").read_bytes() == (tmp_path / "one/predictions.jsonl").read_bytes()
@@ -149,5 +196,7 @@ def test_two_processes_merge_into_the_single_process_files(tiny_dirs, tmp_path):
     assert not list((tmp_path / "two").glob("predictions.rank*"))
     # The six predictions were shared out, three per process, not made twice.
     runtime = {name: json.loads((tmp_path / name / "runtime.json").read_text()) for name in ("two", "one")}
-    assert runtime == {"two": {"processes": 2, "predicted": [3, 3], "threads": 1},
-                       "one": {"processes": 1, "predicted": [6], "threads": 1}}
+    assert runtime == {
+        "two": {"processes": 2, "predicted": [3, 3], "threads": 1},
+        "one": {"processes": 1, "predicted": [6], "threads": 1},
+    }

@@ -123,21 +123,30 @@ def test_bad_explanation_rows_name_file_line_and_field(tmp_path):
     with pytest.raises(InputError) as err:
         read_explanations(path)
     assert (err.value.line, err.value.field) == (2, "explanation") and str(path) in str(err.value)
-    path.write_text('{"id": "1", "task": "hate", "explanation": "a"}\n{"id": "1", "task": "hate", "explanation": "b"}\n')
+    row = '{"id": "1", "task": "hate", "explanation": "%s"}\n'
+    path.write_text(row % "a" + row % "b")
     with pytest.raises(InputError, match="duplicate"):
         read_explanations(path)
 
 
 def test_training_set_skips_and_records_unusable_items(tmp_path):
     image = str(tmp_path / "x.png")
-    examples = [Example("a", "hate", images=(image,), label="hateful"), Example("b", "hate", images=(image,)),
-                Example("c", "hate", label="hateful"), Example("d", "humor", images=(image,), label="funny")]
+    examples = [
+        Example("a", "hate", images=(image,), label="hateful"),
+        Example("b", "hate", images=(image,)),
+        Example("c", "hate", label="hateful"),
+        Example("d", "humor", images=(image,), label="funny"),
+    ]
     table = {("", "a"): Explanation("a", "it mocks a group")}
     result = build_training_set(examples, PROMPTS, table)
-    assert [(i.request.id, i.target, i.explained) for i in result.items] == [("a", "Yes Explanation: it mocks a group",
-                                                                             True)]
+    assert [(i.request.id, i.target, i.explained) for i in result.items] == [
+        ("a", "Yes Explanation: it mocks a group", True)
+    ]
     assert [(p["id"], p["reason"]) for p in result.problems] == [
-        ("b", "no gold label"), ("c", "no image"), ("d", "task 'humor': label 'funny' is not one of humorous, not_humorous")]
+        ("b", "no gold label"),
+        ("c", "no image"),
+        ("d", "task 'humor': label 'funny' is not one of humorous, not_humorous"),
+    ]
 
 
 def test_ocr_requests_never_show_the_answer_text(hate_humor):
@@ -147,6 +156,7 @@ def test_ocr_requests_never_show_the_answer_text(hate_humor):
 
 
 # --- loss mask -----------------------------------------------------------------------------------
+
 
 def test_labels_cover_exactly_the_target_and_eos(tiny_llava, hate_humor):
     _, processor, family = load_hf_model(str(tiny_llava))
@@ -163,13 +173,15 @@ def test_labels_cover_exactly_the_target_and_eos(tiny_llava, hate_humor):
         assert tok.decode(ids[learnt]) == item.target + tok.eos_token
         assert int(mask.sum()) == int(learnt.nonzero().max()) + 1  # padding only after the target
         image = Image.open(item.request.images[0]).convert("RGB")
-        prompt = processor(text=[format_prompt(family, processor, item.request.parts)], images=[image],
-                           return_tensors="pt")
+        prompt = processor(
+            text=[format_prompt(family, processor, item.request.parts)], images=[image], return_tensors="pt"
+        )
         n_prompt = prompt["input_ids"].shape[1]
         assert torch.equal(ids[:n_prompt], prompt["input_ids"][0]) and not learnt[:n_prompt].any()
 
 
 # --- training, adapter use, merge ----------------------------------------------------------------
+
 
 def test_loss_falls_and_log_has_every_step(trained):
     log = [json.loads(line) for line in (trained.adapter_dir / "train_log.jsonl").read_text().splitlines()]
@@ -205,15 +217,26 @@ def test_adapter_reloads_and_merges_with_identical_outputs(tiny_llava, trained, 
     assert folded.generate(requests, GREEDY) == with_adapter.generate(requests, GREEDY)
     batch = with_adapter.encode(requests)
     with torch.no_grad():
-        torch.testing.assert_close(folded.model(**batch).logits, with_adapter.model(**batch).logits,
-                                   atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(
+            folded.model(**batch).logits, with_adapter.model(**batch).logits, atol=1e-4, rtol=1e-4
+        )
     with pytest.raises(FileExistsError):
         merge_adapter(trained.adapter_dir, merged)
 
 
 def test_eval_with_adapter_matches_the_merged_model(tiny_llava, trained, merged, tmp_path):
-    args = ["eval", "--no-progress", "--fast-metrics", "--task", "hate,humor", "--greedy", "--limit", "4",
-            "--max-new-tokens", "6"]
+    args = [
+        "eval",
+        "--no-progress",
+        "--fast-metrics",
+        "--task",
+        "hate,humor",
+        "--greedy",
+        "--limit",
+        "4",
+        "--max-new-tokens",
+        "6",
+    ]
     models = {"adapter": [str(tiny_llava), "--adapter", str(trained.adapter_dir)], "merged": [str(merged)]}
     for name, model in models.items():
         result = CliRunner().invoke(app, [*args, "--model", *model, "--out", str(tmp_path / name)])
@@ -228,13 +251,21 @@ def test_explanation_augmented_model_answers_first(tiny_llava, tmp_path):
     examples = load_examples("hate", "sample", "train", limit=24).examples
     teacher = tmp_path / "teacher.jsonl"
     reasons = {"hateful": "it mocks a group", "not_hateful": "it is friendly"}
-    teacher.write_text("".join(json.dumps({"id": e.id, "task": "hate", "explanation": reasons[e.label]}) + "\n"
-                               for e in examples))
+    teacher.write_text(
+        "".join(json.dumps({"id": e.id, "task": "hate", "explanation": reasons[e.label]}) + "\n" for e in examples)
+    )
     training = build_training_set(examples, PROMPTS, read_explanations(teacher))
     assert all(item.explained and " Explanation: " in item.target for item in training.items)
     model, processor, family = load_hf_model(str(tiny_llava))
-    result = train_lora(model, processor, family, training.items, tmp_path / "ad", LORA,
-                        TrainSettings(epochs=30, batch_size=8, micro_batch_size=8, learning_rate=1e-2))
+    result = train_lora(
+        model,
+        processor,
+        family,
+        training.items,
+        tmp_path / "ad",
+        LORA,
+        TrainSettings(epochs=30, batch_size=8, micro_batch_size=8, learning_rate=1e-2),
+    )
     tuned = HFModel(str(tiny_llava), adapter=str(result.adapter_dir))
     responses = tuned.generate([i.request for i in training.items], GenerationSettings(greedy=True, max_new_tokens=16))
     answers = [parse_response("hate", answer_part(raw), "strict") for raw in responses]
@@ -244,25 +275,65 @@ def test_explanation_augmented_model_answers_first(tiny_llava, tmp_path):
 
 # --- CLI -----------------------------------------------------------------------------------------
 
+
 def test_cli_reports_bad_teacher_file_with_line_and_field(tmp_path):
     bad = tmp_path / "teacher.jsonl"
     bad.write_text('{"id": "1"}\n')
-    result = CliRunner().invoke(app, ["finetune", "--model", str(tmp_path / "nowhere"), "--tasks", "hate",
-                                      "--explanations", str(bad), "--out", str(tmp_path / "ad")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "finetune",
+            "--model",
+            str(tmp_path / "nowhere"),
+            "--tasks",
+            "hate",
+            "--explanations",
+            str(bad),
+            "--out",
+            str(tmp_path / "ad"),
+        ],
+    )
     assert result.exit_code == 2
     assert f"{bad}, line 1: field 'explanation'" in result.output
 
 
 def test_cli_refuses_to_overwrite_an_adapter_folder(tiny_llava, trained, tmp_path):
-    result = CliRunner().invoke(app, ["finetune", "--model", str(tiny_llava), "--tasks", "hate", "--limit", "2",
-                                      "--out", str(trained.adapter_dir), "--no-progress"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "finetune",
+            "--model",
+            str(tiny_llava),
+            "--tasks",
+            "hate",
+            "--limit",
+            "2",
+            "--out",
+            str(trained.adapter_dir),
+            "--no-progress",
+        ],
+    )
     assert result.exit_code == 2 and "resume it or choose a new folder" in result.output
 
 
 def test_explain_writes_a_run_folder_that_resumes_refuses_other_settings_and_feeds_finetune(tmp_path):
     def explain(out: Path, *extra: str):
-        return CliRunner().invoke(app, ["explain", "--model", "random", "--task", "hate", "--limit", "6",
-                                        "--out", str(out), "--no-progress", *extra])
+        return CliRunner().invoke(
+            app,
+            [
+                "explain",
+                "--model",
+                "random",
+                "--task",
+                "hate",
+                "--limit",
+                "6",
+                "--out",
+                str(out),
+                "--no-progress",
+                *extra,
+            ],
+        )
 
     out = tmp_path / "teacher"
     first = explain(out)
@@ -271,8 +342,10 @@ def test_explain_writes_a_run_folder_that_resumes_refuses_other_settings_and_fee
     rows = [json.loads(line) for line in log.splitlines()]
     examples = load_examples("hate", "sample", "train", limit=8).examples
     assert [(r["task"], r["id"]) for r in rows] == [("hate", e.id) for e in examples[:6]]
-    assert all(r["prompt"].endswith("\n" + why_prompt("hate", e.label)) and r["explanation"] and r["label"] == e.label
-               for r, e in zip(rows, examples))
+    assert all(
+        r["prompt"].endswith("\n" + why_prompt("hate", e.label)) and r["explanation"] and r["label"] == e.label
+        for r, e in zip(rows, examples)
+    )
     assert json.loads((out / "config.json").read_text())["model"] == "random"
     again = explain(out)
     assert "0 written, 6 already there" in again.output and (out / "predictions.jsonl").read_bytes() == log

@@ -33,22 +33,26 @@ def train(model_dir, out, resume=False, on_step=None):
     items = build_training_set(load_examples("hate", "sample", "train", limit=16).examples,
                                {t: s.prompt for t, s in TASKS.items()}).items
     model, processor, family = load_hf_model(model_dir)
-    return train_lora(model, processor, family, items, out, LoraSettings({lora}), TrainSettings({settings}), resume=resume,
-                      on_step=on_step)
+    return train_lora(model, processor, family, items, out, LoraSettings({lora}), TrainSettings({settings}),
+                      resume=resume, on_step=on_step)
 """.replace("{lora}", LORA).replace("{settings}", SETTINGS)
-SCRIPT = TRAIN + """
+SCRIPT = (
+    TRAIN
+    + """
 model_dir, out, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3])
 def on_step(step, loss):
     if step == kill_at:
         os.kill(os.getpid(), 9)
 train(model_dir, out, on_step=on_step)
 """
+)
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-c", SCRIPT, *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", SCRIPT, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def _log(folder: Path) -> list[dict]:
@@ -79,12 +83,43 @@ def test_killed_run_resumes_to_the_uninterrupted_result(tiny_llava, tmp_path):
 @pytest.mark.slow
 def test_two_process_accelerate_launch_gives_one_adapter(tiny_llava, tmp_path):
     out = tmp_path / "adapter"
-    command = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-               "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "mmsoc", "finetune", "--model", str(tiny_llava),
-               "--tasks", "hate", "--limit", "8", "--out", str(out), "--batch-size", "4", "--micro-batch-size", "2",
-               "--target-modules", "q_proj,v_proj,lm_head", "--lr", "1e-2", "--no-progress"]
-    done = subprocess.run(command, cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True,
-                          text=True, timeout=300)
+    command = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--multi_gpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "-m",
+        "mmsoc",
+        "finetune",
+        "--model",
+        str(tiny_llava),
+        "--tasks",
+        "hate",
+        "--limit",
+        "8",
+        "--out",
+        str(out),
+        "--batch-size",
+        "4",
+        "--micro-batch-size",
+        "2",
+        "--target-modules",
+        "q_proj,v_proj,lm_head",
+        "--lr",
+        "1e-2",
+        "--no-progress",
+    ]
+    done = subprocess.run(
+        command, cwd=ROOT, env={**os.environ, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     config = json.loads((out / "finetune_config.json").read_text())
     assert (config["processes"], config["gradient_accumulation"], config["effective_batch_size"]) == (2, 1, 4)
@@ -95,8 +130,26 @@ def test_two_process_accelerate_launch_gives_one_adapter(tiny_llava, tmp_path):
 
 # --- resuming checks what it resumes ---------------------------------------------------------------
 
-CLI = ["finetune", "--tasks", "hate", "--limit", "8", "--batch-size", "4", "--micro-batch-size", "2", "--lr", "1e-2",
-       "--save-every", "1", "--max-steps", "2", "--target-modules", "q_proj,v_proj", "--no-progress"]
+CLI = [
+    "finetune",
+    "--tasks",
+    "hate",
+    "--limit",
+    "8",
+    "--batch-size",
+    "4",
+    "--micro-batch-size",
+    "2",
+    "--lr",
+    "1e-2",
+    "--save-every",
+    "1",
+    "--max-steps",
+    "2",
+    "--target-modules",
+    "q_proj,v_proj",
+    "--no-progress",
+]
 
 
 class _CreatesFile:
@@ -157,9 +210,14 @@ def test_a_planted_pickle_is_refused_and_never_unpickled(cli_run, tmp_path, plan
     assert "\n" not in line and planted in line and "unpickled" in line
 
 
-@pytest.mark.parametrize("change, field", [(("--tasks", "hate,humor"), "tasks"),
-                                           (("--lr", "1e-3"), "train.learning_rate: 0.01 there, 0.001 now"),
-                                           (("--lora-rank", "2"), "lora.rank: 8 there, 2 now")])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (("--tasks", "hate,humor"), "tasks"),
+        (("--lr", "1e-3"), "train.learning_rate: 0.01 there, 0.001 now"),
+        (("--lora-rank", "2"), "lora.rank: 8 there, 2 now"),
+    ],
+)
 def test_resuming_with_another_configuration_is_refused_naming_the_field(cli_run, change, field):
     model, out = cli_run
     files = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}

@@ -13,10 +13,14 @@ from mmsoc.tasks.data import LoadOptions, load_examples
 MEMOTION_HEADER = ["", "image_name", "text_ocr", "text_corrected", "humour", "sarcasm", "offensive",
                    "motivational", "overall_sentiment", "split"]
 MEMOTION_ROWS = [
-    ["0", "image_1.jpg", "LOOK AT ME", "look at me", "hilarious", "general", "not_offensive", "motivational", "very_positive", "train"],
-    ["1", "image_2.png", "ME WHEN", "", "not_funny", "not_sarcastic", "very_offensive", "not_motivational", "neutral", "test"],
-    ["2", "image_3.jpg", "so true", "so true", "very_funny", "twisted_meaning", "slight", "not_motivational", "very_negative", "test"],
-    ["3", "image_4.jpg", "missing picture", "missing picture", "funny", "very_twisted", "hateful_offensive", "motivational", "negative", "test"],
+    ["0", "image_1.jpg", "LOOK AT ME", "look at me", "hilarious",
+     "general", "not_offensive", "motivational", "very_positive", "train"],
+    ["1", "image_2.png", "ME WHEN", "", "not_funny",
+     "not_sarcastic", "very_offensive", "not_motivational", "neutral", "test"],
+    ["2", "image_3.jpg", "so true", "so true", "very_funny",
+     "twisted_meaning", "slight", "not_motivational", "very_negative", "test"],
+    ["3", "image_4.jpg", "missing picture", "missing picture", "funny",
+     "very_twisted", "hateful_offensive", "motivational", "negative", "test"],
 ]
 
 
@@ -78,7 +82,8 @@ def data_dir(tmp_path_factory) -> Path:
 
 def test_hateful_memes_labels_and_image_problems(data_dir):
     result = load_examples("hate", str(data_dir))
-    assert [(e.id, e.label) for e in result.examples] == [("1235", "hateful"), ("1236", "not_hateful"), ("1237", "not_hateful")]
+    expected = [("1235", "hateful"), ("1236", "not_hateful"), ("1237", "not_hateful")]
+    assert [(e.id, e.label) for e in result.examples] == expected
     first = result.examples[0]
     assert first.images == (str((data_dir / "hateful_memes/img/01235.png").resolve()),)
     assert os.path.isabs(first.images[0]) and first.text == "look how many people love you"
@@ -123,13 +128,15 @@ def test_memotion_without_split_column_is_split_sequentially_as_mm_soc_does(tmp_
         sheet.append([i, f"image_{i}.jpg", "t", f"text {i}", "funny", "general", "slight", "motivational",
                       "very_positive" if i % 2 else "neutral"])
     workbook.save(mem / "labels.xlsx")
-    splits = {s: [e.id for e in load_examples("sentiment", str(tmp_path), s).examples] for s in ("train", "dev", "test")}
+    splits = {s: [e.id for e in load_examples("sentiment", str(tmp_path), s).examples]
+              for s in ("train", "dev", "test")}
     # hand-worked: 13 rows -> int(10.4) = 10 train, int(1.3) = 1 dev, the remaining 2 test, in file order
     assert splits == {"train": [f"image_{i}.jpg" for i in range(10)], "dev": ["image_10.jpg"],
                       "test": ["image_11.jpg", "image_12.jpg"]}
     assert [e.id for e in load_examples("sentiment", str(tmp_path), "val").examples] == ["image_10.jpg"]
     test = load_examples("sentiment", str(tmp_path), "test").examples
-    assert [(e.label, e.text, e.meta["split"]) for e in test] == [("positive", "text 11", "test"), ("neutral", "text 12", "test")]
+    expected = [("positive", "text 11", "test"), ("neutral", "text 12", "test")]
+    assert [(e.label, e.text, e.meta["split"]) for e in test] == expected
     assert [e.label for e in load_examples("humor", str(tmp_path), "dev").examples] == ["humorous"]
     sheet.append([13, "image_13.jpg", "t", "x", "funny", "general", "kind of", "motivational", "positive"])
     workbook.save(mem / "labels.xlsx")  # 14 rows: 11 train, 1 dev, rows 12 and 13 (sheet rows 14, 15) test

@@ -68,13 +68,20 @@ def test_tagging(raw, strict, lenient):
     assert parse_response("tagging", raw, "lenient") == ParseResult(lenient, lenient is not None)
 
 
-@pytest.mark.parametrize("raw, strict, lenient", [
-    ('"when you forget the milk"', "when you forget the milk", "when you forget the milk"),
-    ('The text says "Oh great, Monday again" at the top.', "Oh great, Monday again", "Oh great, Monday again"),
-    ("The text in the image is \u201cnobody wants them here\u201d.", "nobody wants them here", "nobody wants them here"),
-    ("  me when the wifi is down  ", INVALID, "me when the wifi is down"),
-    ('""', INVALID, INVALID),
-])
+@pytest.mark.parametrize(
+    "raw, strict, lenient",
+    [
+        ('"when you forget the milk"', "when you forget the milk", "when you forget the milk"),
+        ('The text says "Oh great, Monday again" at the top.', "Oh great, Monday again", "Oh great, Monday again"),
+        (
+            "The text in the image is \u201cnobody wants them here\u201d.",
+            "nobody wants them here",
+            "nobody wants them here",
+        ),
+        ("  me when the wifi is down  ", INVALID, "me when the wifi is down"),
+        ('""', INVALID, INVALID),
+    ],
+)
 def test_ocr(raw, strict, lenient):
     assert parse_response("ocr", raw, "strict") == ParseResult(strict, strict is not None)
     assert parse_response("ocr", raw, "lenient") == ParseResult(lenient, lenient is not None)
@@ -84,8 +91,12 @@ def test_generation_and_explanations():
     results = [parse_response("social_context", raw) for raw in ["  A meme about work.\n", "   ", "It mocks x."]]
     assert [(r.label, r.ok) for r in results] == [("A meme about work.", True), (None, False), ("It mocks x.", True)]
     # What explanation fine-tuning teaches a model to write is cut off before parsing the answer.
-    assert parse_response("hate", "Yes Explanation: the text insults a group.", "strict") == ParseResult("hateful", True)
-    assert parse_response("hate", "Yes Explanation: the text insults a group.", "lenient") == ParseResult("hateful", True)
+    assert parse_response("hate", "Yes Explanation: the text insults a group.", "strict") == ParseResult(
+        "hateful", True
+    )
+    assert parse_response("hate", "Yes Explanation: the text insults a group.", "lenient") == ParseResult(
+        "hateful", True
+    )
     with pytest.raises(ValueError, match="parse mode"):
         parse_response("hate", "Yes", "loose")
 
@@ -93,8 +104,9 @@ def test_generation_and_explanations():
 def test_benchmark_prompts_are_verbatim():
     assert prompt_for("hate") == ("Is this meme hateful? Answer 'Yes' or 'No'.", "mmsoc-v1")
     assert prompt_for("misinfo_gossipcop")[0] == "Is this news (image-text pair) misinformation? Answer 'Yes' or 'No'."
-    assert prompt_for("sentiment")[0] == ("What is the overall sentiment expressed through this meme? "
-                                          "Answer 'positive' or 'neutral' or 'negative'")
+    assert prompt_for("sentiment")[0] == (
+        "What is the overall sentiment expressed through this meme? Answer 'positive' or 'neutral' or 'negative'"
+    )
     assert prompt_for("ocr")[0] == "What is the text in the image? Use double quotes to enclose your answer."
     with pytest.raises(KeyError, match="prompt version"):
         prompt_for("hate", version="v0")

@@ -138,7 +138,8 @@ class RunFolder:
         return rows
 
     # summaries ------------------------------------------------------------------------------
-    def write_problems(self, problems: Sequence[dict[str, Any]], fields: Sequence[str] = ("task", "id", "problem")) -> None:
+    def write_problems(self, problems: Sequence[dict[str, Any]],
+                       fields: Sequence[str] = ("task", "id", "problem")) -> None:
         unique = {tuple(str(p.get(f)) for f in fields): p for p in problems}
         write_jsonl(self.path / PROBLEMS, [unique[k] for k in sorted(unique)])
 

@@ -73,11 +73,19 @@ def bleu_sacrebleu(predictions: Sequence[str], references: Sequence[str]) -> dic
 
 def _bleu_from_sums(sums: np.ndarray, order: int) -> np.ndarray:
     top = max(BLEU_ORDERS)
-    return np.array([
-        BLEU.compute_bleu(correct=[int(x) for x in row[2:2 + order]], total=[int(x) for x in row[2 + top:2 + top + order]],
-                          sys_len=int(row[0]), ref_len=int(row[1]), smooth_method="exp", max_ngram_order=order).score
-        for row in sums
-    ])
+    return np.array(
+        [
+            BLEU.compute_bleu(
+                correct=[int(x) for x in row[2 : 2 + order]],
+                total=[int(x) for x in row[2 + top : 2 + top + order]],
+                sys_len=int(row[0]),
+                ref_len=int(row[1]),
+                smooth_method="exp",
+                max_ngram_order=order,
+            ).score
+            for row in sums
+        ]
+    )
 
 
 def _memoised_stemmer(mode: str):
@@ -121,8 +129,7 @@ def _has_sentence(text: str) -> bool:
 @contextlib.contextmanager
 def _recursion_room(*sides: Sequence[str]) -> Iterator[None]:
     """pltrdy rouge recovers each LCS recursively (depth up to the two sentences' word counts): make room."""
-    longest = max((len(sentence.split()) for side in sides for text in side for sentence in text.split(".")),
-                  default=0)
+    longest = max((len(sentence.split()) for side in sides for text in side for sentence in text.split(".")), default=0)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 2 * longest + 200))
     try:
@@ -159,8 +166,9 @@ def wordnet_or_none():
     return wordnet
 
 
-def meteor(predictions: Sequence[str], references: Sequence[str],
-           tokenize: Callable[[str], list[str]] = str.split) -> tuple[ItemStat, bool]:
+def meteor(
+    predictions: Sequence[str], references: Sequence[str], tokenize: Callable[[str], list[str]] = str.split
+) -> tuple[ItemStat, bool]:
     """nltk METEOR per item on ``tokenize``'s tokens (whitespace by default), averaged; returns (stat, used
     WordNet synonyms)."""
     wordnet = wordnet_or_none()
@@ -180,7 +188,7 @@ def _count_pairs(predictions: Sequence[str], references: Sequence[str], **option
     except ValueError:  # empty vocabulary: no item has a single token (or bigram)
         empty = np.zeros((len(predictions), 1))
         return empty, empty
-    return matrix[: len(predictions)], matrix[len(predictions):]
+    return matrix[: len(predictions)], matrix[len(predictions) :]
 
 
 def token_f1(predictions: Sequence[str], references: Sequence[str]) -> ItemStat:

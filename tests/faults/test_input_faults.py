@@ -79,8 +79,26 @@ def test_a_vid_name_out_of_the_media_folder_is_masked_and_named(small_siq, tiny_
         _siq_file(data / "qa" / f"qa_{split}.json", split_rows)
     hostile = sum(r["vid_name"] in ("../../outside/escaped", linked) for rs in rows.values() for r in rs)
     model = tmp_path / "model"
-    result = run("desiq", "train", "--architecture", "ours", "--data", str(data), "--inputs", "q+a+t", "--backbone", str(tiny_t5), "--epochs",
-                 "1", "--out", str(model), "--cache-dir", str(tmp_path / "features"), cwd=scratch, cache=cache)
+    result = run(
+        "desiq",
+        "train",
+        "--architecture",
+        "ours",
+        "--data",
+        str(data),
+        "--inputs",
+        "q+a+t",
+        "--backbone",
+        str(tiny_t5),
+        "--epochs",
+        "1",
+        "--out",
+        str(model),
+        "--cache-dir",
+        str(tmp_path / "features"),
+        cwd=scratch,
+        cache=cache,
+    )
     assert result.returncode == 0, result.stderr
     metrics = json.loads((model / "metrics.json").read_text())
     assert metrics["missing"]["transcript"] == hostile > 0
@@ -89,14 +107,30 @@ def test_a_vid_name_out_of_the_media_folder_is_masked_and_named(small_siq, tiny_
 
 # --- item 9: a CSV row with more values than columns ------------------------------------------------------
 
+
 def test_a_prediction_row_with_an_extra_column_is_skipped_and_named(scratch, cache, tmp_path):
     """x3's answer 'hateful,not_hateful' was written unquoted: read by position, x3 would be scored as
     answering 'hateful' against the reference 'not_hateful' (its own answer's tail)."""
     path = tmp_path / "preds.csv"
-    path.write_text("id,prediction,reference\nx1,hateful,hateful\nx2,not_hateful,hateful\n"
-                    "x3,hateful,not_hateful,not_hateful\nx4,not_hateful,not_hateful\n")
-    result = run("mmsoc", "score", "--task", "hate", "--predictions", str(path), "--out", str(tmp_path / "score"),
-                 "--no-embeddings", "--bootstrap", "0", cwd=scratch, cache=cache)
+    path.write_text(
+        "id,prediction,reference\nx1,hateful,hateful\nx2,not_hateful,hateful\n"
+        "x3,hateful,not_hateful,not_hateful\nx4,not_hateful,not_hateful\n"
+    )
+    result = run(
+        "mmsoc",
+        "score",
+        "--task",
+        "hate",
+        "--predictions",
+        str(path),
+        "--out",
+        str(tmp_path / "score"),
+        "--no-embeddings",
+        "--bootstrap",
+        "0",
+        cwd=scratch,
+        cache=cache,
+    )
     assert result.returncode == 0, result.stderr
     assert f"skipped {path}, line 4: 4 values for 3 columns" in result.stderr
     info = json.loads((tmp_path / "score" / "score_info.json").read_text())
@@ -105,44 +139,67 @@ def test_a_prediction_row_with_an_extra_column_is_skipped_and_named(scratch, cac
 
 # --- item 10: Social-IQ rows that would lose data -----------------------------------------------------------
 
+
 def test_repeated_qids_are_kept_and_named(scratch, cache, tmp_path):
     rows = _rows(6)
     rows[3] = {**rows[3], "qid": rows[1]["qid"]}  # another question under the same qid (as in the release)
     rows.append(dict(rows[4]))  # the same (qid, question) again
     source = _siq_file(tmp_path / "qa.json", rows)
     out = tmp_path / "out.json"
-    result = run("desiq", "perturb", "--data", str(source), "--kind", "NCAQ", "--out", str(out), cwd=scratch,
-                 cache=cache)
+    result = run(
+        "desiq", "perturb", "--data", str(source), "--kind", "NCAQ", "--out", str(out), cwd=scratch, cache=cache
+    )
     assert result.returncode == 0, result.stderr
     assert len(jsonl(out)) == 7
-    assert f"{source}: 1 qid(s) used on several lines with different questions (first: 'v1_q0_0' on lines 2, 4)" \
-           in result.stderr
-    assert f"{source}: 1 qid(s) used on several lines with the same question (first: 'v4_q0_0' on lines 5, 7)" \
-           in result.stderr
+    assert (
+        f"{source}: 1 qid(s) used on several lines with different questions (first: 'v1_q0_0' on lines 2, 4)"
+        in result.stderr
+    )
+    assert (
+        f"{source}: 1 qid(s) used on several lines with the same question (first: 'v4_q0_0' on lines 5, 7)"
+        in result.stderr
+    )
 
 
-@pytest.mark.parametrize("change, where", [
-    ({"a5": "A sixth option.", "a4": None}, "line 2: field 'a4': missing while a5 is present"),
-    ({"ts": [0.0, 10.0]}, "line 2: field 'ts': expected str, got list"),
-], ids=["a5-without-a4", "ts-list"])
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        ({"a5": "A sixth option.", "a4": None}, "line 2: field 'a4': missing while a5 is present"),
+        ({"ts": [0.0, 10.0]}, "line 2: field 'ts': expected str, got list"),
+    ],
+    ids=["a5-without-a4", "ts-list"],
+)
 def test_siq_rows_that_would_lose_data_are_refused_and_named(change, where, scratch, cache, tmp_path):
     rows = _rows(3)
     rows[1] = {k: v for k, v in {**rows[1], **change}.items() if v is not None}
     source = _siq_file(tmp_path / "qa.json", rows)
     out = tmp_path / "out.json"
-    result = run("desiq", "perturb", "--data", str(source), "--kind", "RIWI", "--out", str(out), cwd=scratch,
-                 cache=cache)
+    result = run(
+        "desiq", "perturb", "--data", str(source), "--kind", "RIWI", "--out", str(out), cwd=scratch, cache=cache
+    )
     assert result.error_line().startswith(f"error: {source}, {where}")
     assert not out.exists()
 
 
 # --- item 12: bytes that are not UTF-8 are named by file and line ------------------------------------------
 
+
 def test_non_utf8_prediction_csv_names_file_and_line(scratch, cache, tmp_path):
     path = tmp_path / "preds.csv"
     path.write_bytes(b"id,prediction,reference\nx1,hateful,hateful\nx2,caf\xe9,hateful\n")
-    result = run("mmsoc", "score", "--task", "hate", "--predictions", str(path), "--out", str(tmp_path / "score"),
-                 "--no-embeddings", cwd=scratch, cache=cache)
+    result = run(
+        "mmsoc",
+        "score",
+        "--task",
+        "hate",
+        "--predictions",
+        str(path),
+        "--out",
+        str(tmp_path / "score"),
+        "--no-embeddings",
+        cwd=scratch,
+        cache=cache,
+    )
     assert result.error_line().startswith(f"error: {path}, line 3: not UTF-8 text (byte 7 of the line is 0xe9)")
 
 
@@ -152,8 +209,24 @@ def test_non_utf8_label_csv_names_file_and_line(mmsoc_data, scratch, cache, tmp_
     lines = labels.read_bytes().splitlines(keepends=True)
     lines[2] = lines[2].replace(b"e", b"\xe9", 1)
     labels.write_bytes(b"".join(lines))
-    result = run("mmsoc", "eval", "--task", "misinfo_politifact", "--data", str(data), "--model", "random",
-                 "--greedy", "--limit", "2", "--no-progress", "--out", str(tmp_path / "run"), cwd=scratch, cache=cache)
+    result = run(
+        "mmsoc",
+        "eval",
+        "--task",
+        "misinfo_politifact",
+        "--data",
+        str(data),
+        "--model",
+        "random",
+        "--greedy",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "run"),
+        cwd=scratch,
+        cache=cache,
+    )
     assert result.error_line().startswith(f"error: {labels}, line 3: not UTF-8 text")
 
 
@@ -161,19 +234,40 @@ def test_non_utf8_social_iq_names_file_and_line(scratch, cache, tmp_path):
     path = tmp_path / "qa.json"
     good = json.dumps(SIQ_ROW).encode()
     path.write_bytes(good + b"\n" + good.replace(b"Why does", b"Caf\xe9 does") + b"\n")
-    result = run("desiq", "perturb", "--data", str(path), "--kind", "NCAQ", "--out", str(tmp_path / "out.json"),
-                 cwd=scratch, cache=cache)
+    result = run(
+        "desiq",
+        "perturb",
+        "--data",
+        str(path),
+        "--kind",
+        "NCAQ",
+        "--out",
+        str(tmp_path / "out.json"),
+        cwd=scratch,
+        cache=cache,
+    )
     assert result.error_line().startswith(f"error: {path}, line 2: not UTF-8 text")
     assert not (tmp_path / "out.json").exists()
 
 
 # --- item 14: a build needs labels ---------------------------------------------------------------------------
 
+
 def test_build_on_unlabelled_questions_says_a_build_needs_labels(scratch, cache, tmp_path):
     rows = [{k: v for k, v in row.items() if k not in ("answer_idx", "ans_corr", "idx_types")} for row in _rows(4)]
     source = _siq_file(tmp_path / "qa_test.json", rows)
-    result = run("desiq", "build", "--data", str(source), "--variant", "d", "--out", str(tmp_path / "b.json"),
-                 cwd=scratch, cache=cache)
+    result = run(
+        "desiq",
+        "build",
+        "--data",
+        str(source),
+        "--variant",
+        "d",
+        "--out",
+        str(tmp_path / "b.json"),
+        cwd=scratch,
+        cache=cache,
+    )
     line = result.error_line()
     assert line.startswith(f"error: {source}: building a DeSIQ split needs labelled questions")
     assert "4 of 4 have no label" in line and "RIWA" not in line

@@ -15,8 +15,27 @@ from .harness import base_env, files, run, temporaries
 
 
 def _train(out: Path, seed: int, qa: Path, t5: Path, scratch: Path, cache: Path, kill: str | None = None):
-    return run("desiq", "train", "--architecture", "ours", "--data", str(qa), "--inputs", "q+a", "--backbone", str(t5), "--epochs", "1",
-               "--seed", str(seed), "--out", str(out), cwd=scratch, cache=cache, kill=kill)
+    return run(
+        "desiq",
+        "train",
+        "--architecture",
+        "ours",
+        "--data",
+        str(qa),
+        "--inputs",
+        "q+a",
+        "--backbone",
+        str(t5),
+        "--epochs",
+        "1",
+        "--seed",
+        str(seed),
+        "--out",
+        str(out),
+        cwd=scratch,
+        cache=cache,
+        kill=kill,
+    )
 
 
 def test_a_model_saved_over_another_is_the_old_or_the_new_never_a_mix(small_siq, tiny_t5, scratch, cache, tmp_path):
@@ -46,8 +65,15 @@ def test_a_model_saved_over_another_is_the_old_or_the_new_never_a_mix(small_siq,
 
 def test_probe_json_is_written_once_so_a_kill_leaves_none_or_the_whole(small_siq, scratch, cache, tmp_path):
     """Item 7: killed before each rename, ``desiq probe`` leaves no probe.json or the complete one."""
-    args = ["probe", "--probe", "tfidf-linear", "--train", str(small_siq / "qa" / "qa_train.json"), "--eval",
-            str(small_siq / "qa" / "qa_val.json")]
+    args = [
+        "probe",
+        "--probe",
+        "tfidf-linear",
+        "--train",
+        str(small_siq / "qa" / "qa_train.json"),
+        "--eval",
+        str(small_siq / "qa" / "qa_val.json"),
+    ]
     result = run("desiq", *args, "--out", str(tmp_path / "reference"), cwd=scratch, cache=cache)
     assert result.returncode == 0, result.stderr
     whole = (tmp_path / "reference" / "probe.json").read_bytes()
@@ -59,8 +85,9 @@ def test_probe_json_is_written_once_so_a_kill_leaves_none_or_the_whole(small_siq
             assert result.returncode == 0 and (out / "probe.json").read_bytes() == whole
             break
         kills += 1
-        assert not (out / "probe.json").exists() or (out / "probe.json").read_bytes() == whole, \
+        assert not (out / "probe.json").exists() or (out / "probe.json").read_bytes() == whole, (
             f"killed before rename {k}: a probe.json that is not the whole result"
+        )
     assert kills >= 2
 
 
@@ -95,8 +122,13 @@ def test_stale_temporaries_are_removed_only_when_their_writer_is_gone(tmp_path):
     from mmsoc.core.io import remove_stale_temporaries
 
     target = tmp_path / "out.json"
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(target)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True, env=base_env(tmp_path))
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(target)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=base_env(tmp_path),
+    )
     assert writer.stdout.readline().strip() == "writing"
     live = temporaries(tmp_path)
     assert len(live) == 1 and f".out.json.{writer.pid}-" in live[0].name
@@ -106,9 +138,18 @@ def test_stale_temporaries_are_removed_only_when_their_writer_is_gone(tmp_path):
     dead.write_text("half")
     locked = tmp_path / f".out.json.{gone.pid}-def456.tmp"
     locked.write_text("half")
-    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
-                               "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.readline()",
-                               str(locked)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+            "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.readline()",
+            str(locked),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout.readline().strip() == "held"
     other = tmp_path / f".other.json.{gone.pid}-abc123.tmp"
     other.write_text("another file's")
@@ -125,12 +166,31 @@ def test_stale_temporaries_are_removed_only_when_their_writer_is_gone(tmp_path):
 
 def test_a_killed_eval_resumes_to_the_uninterrupted_predictions(tiny_dirs, scratch, cache, tmp_path):
     """The run folder's append log survives a kill in the middle of a batch (a rerun finishes it)."""
-    args = ["eval", "--task", "hate", "--model", tiny_dirs["llava"], "--greedy", "--max-new-tokens", "4", "--limit",
-            "6", "--batch-size", "2", "--no-progress", "--fast-metrics"]
+    args = [
+        "eval",
+        "--task",
+        "hate",
+        "--model",
+        tiny_dirs["llava"],
+        "--greedy",
+        "--max-new-tokens",
+        "4",
+        "--limit",
+        "6",
+        "--batch-size",
+        "2",
+        "--no-progress",
+        "--fast-metrics",
+    ]
     assert run("mmsoc", *args, "--out", str(tmp_path / "reference"), cwd=scratch, cache=cache).returncode == 0
     out = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "mmsoc", *args, "--out", str(out)], cwd=scratch,
-                            env=base_env(cache), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mmsoc", *args, "--out", str(out)],
+        cwd=scratch,
+        env=base_env(cache),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 300
     log = out / "predictions.jsonl"
     while (not log.exists() or log.read_bytes().count(b"\n") < 2) and proc.poll() is None and time.time() < deadline:

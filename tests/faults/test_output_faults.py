@@ -74,15 +74,47 @@ def assets(tmp_path_factory, tiny_dirs, tiny_t5, small_siq, scratch, cache) -> A
             "--out", str(adapter), cwd=scratch, cache=cache))
     model = root / "model"
     qa_train, qa_val = small_siq / "qa" / "qa_train.json", small_siq / "qa" / "qa_val.json"
-    _ok(run("desiq", "train", "--architecture", "ours", "--data", str(qa_train), "--inputs", "q+a", "--backbone", str(tiny_t5), "--epochs",
-            "1", "--out", str(model), cwd=scratch, cache=cache))
+    _ok(
+        run(
+            "desiq",
+            "train",
+            "--architecture",
+            "ours",
+            "--data",
+            str(qa_train),
+            "--inputs",
+            "q+a",
+            "--backbone",
+            str(tiny_t5),
+            "--epochs",
+            "1",
+            "--out",
+            str(model),
+            cwd=scratch,
+            cache=cache,
+        )
+    )
     features = root / "features"
     for k in range(3):
         (features / "video" / f"{k}0").mkdir(parents=True)
         (features / "video" / f"{k}0" / f"{k}0abc.npy").write_bytes(b"\x93NUMPY")
-    return Assets(root, tiny_dirs["llava"], tiny_t5, data, root / "run_a", root / "run_b", predictions,
-                  root / "battles.jsonl", root / "votes.jsonl", root / "votes.db", adapter, qa_train, qa_val, model,
-                  features)
+    return Assets(
+        root,
+        tiny_dirs["llava"],
+        tiny_t5,
+        data,
+        root / "run_a",
+        root / "run_b",
+        predictions,
+        root / "battles.jsonl",
+        root / "votes.jsonl",
+        root / "votes.db",
+        adapter,
+        qa_train,
+        qa_val,
+        model,
+        features,
+    )
 
 
 def _spoil(source: Path, dest: Path, name: str) -> Path:
@@ -99,50 +131,221 @@ def unreadable_inputs(a: Assets, folder: Path) -> Assets:
     data = _spoil(a.data, folder / "data", "hateful_memes/test.jsonl")
     (data / "hateful_memes" / "train.jsonl").unlink()
     make_unreadable(data / "hateful_memes" / "train.jsonl")
-    return Assets(a.root, a.llava, a.t5, data, _spoil(a.run_a, folder / "run_a", "predictions.jsonl"), a.run_b,
-                  bad["p.jsonl"], bad["b.jsonl"], bad["v.jsonl"], bad["db"],
-                  _spoil(a.adapter, folder / "adapter", "adapter_config.json"), bad["qa.json"], bad["qa.json"],
-                  _spoil(a.model, folder / "model", "fusion_config.json"), a.cache)
+    return Assets(
+        a.root,
+        a.llava,
+        a.t5,
+        data,
+        _spoil(a.run_a, folder / "run_a", "predictions.jsonl"),
+        a.run_b,
+        bad["p.jsonl"],
+        bad["b.jsonl"],
+        bad["v.jsonl"],
+        bad["db"],
+        _spoil(a.adapter, folder / "adapter", "adapter_config.json"),
+        bad["qa.json"],
+        bad["qa.json"],
+        _spoil(a.model, folder / "model", "fusion_config.json"),
+        a.cache,
+    )
 
 
 def commands(a: Assets, out: Path) -> dict[str, tuple[str, list[str]]]:
     """Command name -> (program, arguments) reading ``a`` and writing under ``out``."""
     return {
-        "mmsoc eval": ("mmsoc", ["eval", "--task", "hate", "--model", "random", "--greedy", "--limit", "2",
-                                 "--no-progress", "--data", str(a.data), "--out", str(out / "run")]),
-        "mmsoc score": ("mmsoc", ["score", "--task", "hate", "--predictions", str(a.predictions), "--out",
-                                  str(out / "score"), "--no-embeddings", "--bootstrap", "0"]),
-        "mmsoc report": ("mmsoc", ["report", str(a.run_a), "--out", str(out / "report"), "--no-embeddings",
-                                   "--bootstrap", "10"]),
+        "mmsoc eval": (
+            "mmsoc",
+            [
+                "eval",
+                "--task",
+                "hate",
+                "--model",
+                "random",
+                "--greedy",
+                "--limit",
+                "2",
+                "--no-progress",
+                "--data",
+                str(a.data),
+                "--out",
+                str(out / "run"),
+            ],
+        ),
+        "mmsoc score": (
+            "mmsoc",
+            [
+                "score",
+                "--task",
+                "hate",
+                "--predictions",
+                str(a.predictions),
+                "--out",
+                str(out / "score"),
+                "--no-embeddings",
+                "--bootstrap",
+                "0",
+            ],
+        ),
+        "mmsoc report": (
+            "mmsoc",
+            ["report", str(a.run_a), "--out", str(out / "report"), "--no-embeddings", "--bootstrap", "10"],
+        ),
         "mmsoc data sample": ("mmsoc", ["data", "sample", "--out", str(out / "sample")]),
-        "mmsoc finetune": ("mmsoc", ["finetune", "--model", a.llava, "--tasks", "hate", "--limit", "2",
-                                     "--batch-size", "2", "--max-steps", "1", "--no-progress", "--data", str(a.data),
-                                     "--out", str(out / "adapter")]),
-        "mmsoc explain": ("mmsoc", ["explain", "--model", "random", "--task", "hate", "--limit", "2", "--no-progress",
-                                    "--data", str(a.data), "--out", str(out / "explain")]),
-        "mmsoc self-improve": ("mmsoc", ["self-improve", "--model", "random", "--task", "hate", "--rounds", "2",
-                                         "--limit", "2", "--no-progress", "--data", str(a.data), "--out",
-                                         str(out / "improve")]),
-        "mmsoc merge-adapter": ("mmsoc", ["merge-adapter", "--adapter", str(a.adapter), "--model", a.llava, "--out",
-                                          str(out / "merged")]),
-        "mmsoc arena pair": ("mmsoc", ["arena", "pair", "--runs", str(a.run_a), "--runs", str(a.run_b), "--names",
-                                       "a,b", "--out", str(out / "battles.jsonl")]),
-        "mmsoc arena judge": ("mmsoc", ["arena", "judge", "--model", a.llava, "--battles", str(a.battles),
-                                        "--max-new-tokens", "2", "--no-progress", "--out", str(out / "judged.jsonl")]),
-        "mmsoc arena rate": ("mmsoc", ["arena", "rate", "--votes", str(a.votes), "--min-annotators", "1",
-                                       "--bootstrap", "10", "--out", str(out / "rate")]),
+        "mmsoc finetune": (
+            "mmsoc",
+            [
+                "finetune",
+                "--model",
+                a.llava,
+                "--tasks",
+                "hate",
+                "--limit",
+                "2",
+                "--batch-size",
+                "2",
+                "--max-steps",
+                "1",
+                "--no-progress",
+                "--data",
+                str(a.data),
+                "--out",
+                str(out / "adapter"),
+            ],
+        ),
+        "mmsoc explain": (
+            "mmsoc",
+            [
+                "explain",
+                "--model",
+                "random",
+                "--task",
+                "hate",
+                "--limit",
+                "2",
+                "--no-progress",
+                "--data",
+                str(a.data),
+                "--out",
+                str(out / "explain"),
+            ],
+        ),
+        "mmsoc self-improve": (
+            "mmsoc",
+            [
+                "self-improve",
+                "--model",
+                "random",
+                "--task",
+                "hate",
+                "--rounds",
+                "2",
+                "--limit",
+                "2",
+                "--no-progress",
+                "--data",
+                str(a.data),
+                "--out",
+                str(out / "improve"),
+            ],
+        ),
+        "mmsoc merge-adapter": (
+            "mmsoc",
+            ["merge-adapter", "--adapter", str(a.adapter), "--model", a.llava, "--out", str(out / "merged")],
+        ),
+        "mmsoc arena pair": (
+            "mmsoc",
+            [
+                "arena",
+                "pair",
+                "--runs",
+                str(a.run_a),
+                "--runs",
+                str(a.run_b),
+                "--names",
+                "a,b",
+                "--out",
+                str(out / "battles.jsonl"),
+            ],
+        ),
+        "mmsoc arena judge": (
+            "mmsoc",
+            [
+                "arena",
+                "judge",
+                "--model",
+                a.llava,
+                "--battles",
+                str(a.battles),
+                "--max-new-tokens",
+                "2",
+                "--no-progress",
+                "--out",
+                str(out / "judged.jsonl"),
+            ],
+        ),
+        "mmsoc arena rate": (
+            "mmsoc",
+            [
+                "arena",
+                "rate",
+                "--votes",
+                str(a.votes),
+                "--min-annotators",
+                "1",
+                "--bootstrap",
+                "10",
+                "--out",
+                str(out / "rate"),
+            ],
+        ),
         "mmsoc arena export": ("mmsoc", ["arena", "export", "--db", str(a.db), "--out", str(out / "export.jsonl")]),
         "desiq data sample": ("desiq", ["data", "sample", "--no-media", "--out", str(out / "siq")]),
-        "desiq perturb": ("desiq", ["perturb", "--data", str(a.qa_train), "--kind", "RIWI", "--out",
-                                    str(out / "perturbed.json")]),
-        "desiq build": ("desiq", ["build", "--data", str(a.qa_train), "--variant", "d", "--out",
-                                  str(out / "built.json")]),
-        "desiq probe": ("desiq", ["probe", "--probe", "tfidf-linear", "--train", str(a.qa_train), "--eval",
-                                  str(a.qa_val), "--no-tsne", "--no-debiased", "--out", str(out / "probe")]),
-        "desiq train": ("desiq", ["train", "--architecture", "ours", "--data", str(a.qa_train), "--inputs", "q+a", "--backbone", str(a.t5),
-                                  "--epochs", "1", "--out", str(out / "model")]),
-        "desiq evaluate": ("desiq", ["evaluate", "--model", str(a.model), "--data", str(a.qa_val), "--out",
-                                     str(out / "evaluated")]),
+        "desiq perturb": (
+            "desiq",
+            ["perturb", "--data", str(a.qa_train), "--kind", "RIWI", "--out", str(out / "perturbed.json")],
+        ),
+        "desiq build": (
+            "desiq",
+            ["build", "--data", str(a.qa_train), "--variant", "d", "--out", str(out / "built.json")],
+        ),
+        "desiq probe": (
+            "desiq",
+            [
+                "probe",
+                "--probe",
+                "tfidf-linear",
+                "--train",
+                str(a.qa_train),
+                "--eval",
+                str(a.qa_val),
+                "--no-tsne",
+                "--no-debiased",
+                "--out",
+                str(out / "probe"),
+            ],
+        ),
+        "desiq train": (
+            "desiq",
+            [
+                "train",
+                "--architecture",
+                "ours",
+                "--data",
+                str(a.qa_train),
+                "--inputs",
+                "q+a",
+                "--backbone",
+                str(a.t5),
+                "--epochs",
+                "1",
+                "--out",
+                str(out / "model"),
+            ],
+        ),
+        "desiq evaluate": (
+            "desiq",
+            ["evaluate", "--model", str(a.model), "--data", str(a.qa_val), "--out", str(out / "evaluated")],
+        ),
         "desiq cache clear": ("desiq", ["cache", "clear", "--cache-dir", str(out / "features")]),
     }
 
@@ -156,8 +359,14 @@ CONDITIONS = ("read-only output", "full output", "unreadable input")
 def _drive(commands_: dict[str, tuple[str, list[str]]], folder: Path, scratch: Path, cache: Path) -> dict[str, dict]:
     todo = folder / "commands.json"
     todo.write_text(json.dumps(list(commands_.values())))
-    done = subprocess.run([sys.executable, str(DRIVER), str(todo), str(folder / "results.json")], cwd=scratch,
-                          env=base_env(cache), capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        [sys.executable, str(DRIVER), str(todo), str(folder / "results.json")],
+        cwd=scratch,
+        env=base_env(cache),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return dict(zip(commands_, json.loads((folder / "results.json").read_text())))
 
@@ -183,12 +392,33 @@ def outcomes(assets, tmp_path_factory, scratch, cache) -> dict[str, dict]:
     return found
 
 
-NAMES = ("mmsoc eval", "mmsoc score", "mmsoc report", "mmsoc data sample", "mmsoc finetune", "mmsoc explain",
-         "mmsoc self-improve", "mmsoc merge-adapter", "mmsoc arena pair", "mmsoc arena judge", "mmsoc arena rate",
-         "mmsoc arena export", "desiq data sample", "desiq perturb", "desiq build", "desiq probe", "desiq train",
-         "desiq evaluate", "desiq cache clear")
-CASES = [(c, name) for c in CONDITIONS for name in NAMES
-         if not (c == CONDITIONS[2] and name in READS_NOTHING) and not (c != CONDITIONS[0] and name in ONLY_READ_ONLY)]
+NAMES = (
+    "mmsoc eval",
+    "mmsoc score",
+    "mmsoc report",
+    "mmsoc data sample",
+    "mmsoc finetune",
+    "mmsoc explain",
+    "mmsoc self-improve",
+    "mmsoc merge-adapter",
+    "mmsoc arena pair",
+    "mmsoc arena judge",
+    "mmsoc arena rate",
+    "mmsoc arena export",
+    "desiq data sample",
+    "desiq perturb",
+    "desiq build",
+    "desiq probe",
+    "desiq train",
+    "desiq evaluate",
+    "desiq cache clear",
+)
+CASES = [
+    (c, name)
+    for c in CONDITIONS
+    for name in NAMES
+    if not (c == CONDITIONS[2] and name in READS_NOTHING) and not (c != CONDITIONS[0] and name in ONLY_READ_ONLY)
+]
 
 
 @pytest.mark.parametrize("condition, name", CASES, ids=[f"{c}: {n}" for c, n in CASES])
@@ -202,21 +432,28 @@ def test_one_error_line_exit_2_and_no_temporaries(outcomes, condition, name):
     assert not outcome["left"], outcome["left"]
 
 
-@pytest.mark.parametrize("prog, args", [
-    ("desiq", ["perturb", "--data", "{qa}", "--kind", "RIWI", "--out", "{out}/perturbed.json"]),
-    ("desiq", ["build", "--data", "{qa}", "--variant", "d", "--out", "{out}/built.json"]),
-    ("mmsoc", ["score", "--task", "hate", "--predictions", "{predictions}", "--out", "{out}/score", "--no-embeddings"]),
-], ids=["desiq perturb", "desiq build", "mmsoc score"])
-def test_named_commands_on_a_full_and_a_read_only_folder_as_processes(prog, args, small_siq, scratch, cache,
-                                                                       tmp_path):
+@pytest.mark.parametrize(
+    "prog, args",
+    [
+        ("desiq", ["perturb", "--data", "{qa}", "--kind", "RIWI", "--out", "{out}/perturbed.json"]),
+        ("desiq", ["build", "--data", "{qa}", "--variant", "d", "--out", "{out}/built.json"]),
+        (
+            "mmsoc",
+            ["score", "--task", "hate", "--predictions", "{predictions}", "--out", "{out}/score", "--no-embeddings"],
+        ),
+    ],
+    ids=["desiq perturb", "desiq build", "mmsoc score"],
+)
+def test_named_commands_on_a_full_and_a_read_only_folder_as_processes(prog, args, small_siq, scratch, cache, tmp_path):
     """A process of its own: its real stderr ends in one line naming the file it could not write."""
     predictions = tmp_path / "predictions.jsonl"
     predictions.write_text('{"id": "a", "prediction": "hateful", "reference": "hateful"}\n')
     (tmp_path / "readonly").mkdir()
     for place in (no_space(tmp_path / "full"), read_only(tmp_path / "readonly")):
         with place as out:
-            filled = [arg.format(qa=small_siq / "qa" / "qa_train.json", out=out, predictions=predictions)
-                      for arg in args]
+            filled = [
+                arg.format(qa=small_siq / "qa" / "qa_train.json", out=out, predictions=predictions) for arg in args
+            ]
             before = files(out)
             line = run(prog, *filled, cwd=scratch, cache=cache).error_line()
             assert str(out) in line and ("No space left" in line or "Read-only" in line or "Permission" in line)
@@ -225,7 +462,17 @@ def test_named_commands_on_a_full_and_a_read_only_folder_as_processes(prog, args
 
 def test_an_unreadable_input_is_named(small_siq, scratch, cache, tmp_path):
     bad = make_unreadable(tmp_path / "qa.json")
-    line = run("desiq", "build", "--data", str(bad), "--variant", "d", "--out", str(tmp_path / "b.json"), cwd=scratch,
-               cache=cache).error_line()
+    line = run(
+        "desiq",
+        "build",
+        "--data",
+        str(bad),
+        "--variant",
+        "d",
+        "--out",
+        str(tmp_path / "b.json"),
+        cwd=scratch,
+        cache=cache,
+    ).error_line()
     assert str(bad) in line
     assert not (tmp_path / "b.json").exists() and not jsonl(tmp_path / "b.json")

@@ -80,8 +80,24 @@ def _held_race(prog: str, args: list[str], log: Path, scratch: Path,
 @pytest.fixture(scope="module")
 def fusion_model(small_siq, tiny_t5, scratch, cache, tmp_path_factory) -> Path:
     model = tmp_path_factory.mktemp("fusion") / "model"
-    result = run("desiq", "train", "--architecture", "ours", "--data", str(small_siq / "qa" / "qa_train.json"), "--inputs", "q+a", "--backbone",
-                 str(tiny_t5), "--epochs", "1", "--out", str(model), cwd=scratch, cache=cache)
+    result = run(
+        "desiq",
+        "train",
+        "--architecture",
+        "ours",
+        "--data",
+        str(small_siq / "qa" / "qa_train.json"),
+        "--inputs",
+        "q+a",
+        "--backbone",
+        str(tiny_t5),
+        "--epochs",
+        "1",
+        "--out",
+        str(model),
+        cwd=scratch,
+        cache=cache,
+    )
     assert result.returncode == 0, result.stderr
     return model
 
@@ -91,39 +107,104 @@ def judge_battles(tmp_path_factory) -> Path:
     from mmsoc.arena.records import Battle, write_battles
 
     path = tmp_path_factory.mktemp("battles") / "battles.jsonl"
-    write_battles(path, [Battle(f"b{k}", f"i{k}", "a", "b", f"first answer {k}", f"second answer {k}",
-                                task="social_context") for k in range(8)])
+    write_battles(
+        path,
+        [
+            Battle(f"b{k}", f"i{k}", "a", "b", f"first answer {k}", f"second answer {k}", task="social_context")
+            for k in range(8)
+        ],
+    )
     return path
 
 
 WRITERS = {
-    "explain": lambda a: ("mmsoc", ["explain", "--model", a["llava"], "--task", "hate", "--limit", "12",
-                                    "--batch-size", "1", "--max-new-tokens", "16", "--no-progress"], ""),
-    "self-improve": lambda a: ("mmsoc", ["self-improve", "--model", a["llava"], "--task", "social_context",
-                                         "--limit", "4", "--rounds", "3", "--batch-size", "1", "--greedy",
-                                         "--max-new-tokens", "16", "--text-encoder", "default", "--no-progress"], ""),
-    "desiq evaluate": lambda a: ("desiq", ["evaluate", "--model", str(a["model"]), "--data", a["qa_val"],
-                                           "--batch-size", "1"], ""),
-    "arena judge": lambda a: ("mmsoc", ["arena", "judge", "--model", a["llava"], "--battles", str(a["battles"]),
-                                        "--batch-size", "1", "--max-new-tokens", "16", "--no-progress"], ".run"),
+    "explain": lambda a: (
+        "mmsoc",
+        [
+            "explain",
+            "--model",
+            a["llava"],
+            "--task",
+            "hate",
+            "--limit",
+            "12",
+            "--batch-size",
+            "1",
+            "--max-new-tokens",
+            "16",
+            "--no-progress",
+        ],
+        "",
+    ),
+    "self-improve": lambda a: (
+        "mmsoc",
+        [
+            "self-improve",
+            "--model",
+            a["llava"],
+            "--task",
+            "social_context",
+            "--limit",
+            "4",
+            "--rounds",
+            "3",
+            "--batch-size",
+            "1",
+            "--greedy",
+            "--max-new-tokens",
+            "16",
+            "--text-encoder",
+            "default",
+            "--no-progress",
+        ],
+        "",
+    ),
+    "desiq evaluate": lambda a: (
+        "desiq",
+        ["evaluate", "--model", str(a["model"]), "--data", a["qa_val"], "--batch-size", "1"],
+        "",
+    ),
+    "arena judge": lambda a: (
+        "mmsoc",
+        [
+            "arena",
+            "judge",
+            "--model",
+            a["llava"],
+            "--battles",
+            str(a["battles"]),
+            "--batch-size",
+            "1",
+            "--max-new-tokens",
+            "16",
+            "--no-progress",
+        ],
+        ".run",
+    ),
 }
 
 
 @pytest.mark.parametrize("writer", list(WRITERS))
-def test_every_writer_refuses_a_second_writer_and_loses_nothing(writer, tiny_dirs, fusion_model, judge_battles,
-                                                                 small_siq, scratch, cache, tmp_path):
+def test_every_writer_refuses_a_second_writer_and_loses_nothing(
+    writer, tiny_dirs, fusion_model, judge_battles, small_siq, scratch, cache, tmp_path
+):
     """The first run, held mid-run while the same command starts on its folder, ends with the files an
     uninterrupted run writes (no prediction lost, metrics over the whole log); the second is refused
     before it writes or reports anything."""
-    assets = {"llava": tiny_dirs["llava"], "model": fusion_model, "battles": judge_battles,
-              "qa_val": str(small_siq / "qa" / "qa_val.json")}
+    assets = {
+        "llava": tiny_dirs["llava"],
+        "model": fusion_model,
+        "battles": judge_battles,
+        "qa_val": str(small_siq / "qa" / "qa_val.json"),
+    }
     prog, args, run_suffix = WRITERS[writer](assets)
     out_of = (lambda name: tmp_path / f"{name}.jsonl") if run_suffix else (lambda name: tmp_path / name)
     reference = run(prog, *args, "--out", str(out_of("reference")), cwd=scratch, cache=cache)
     assert reference.returncode == 0, reference.stderr
-    folder_of = (lambda name: tmp_path / f"{name}{run_suffix}")
-    first, err, second = _held_race(prog, [*args, "--out", str(out_of("raced"))],
-                                    folder_of("raced") / "predictions.jsonl", scratch, cache)
+    folder_of = lambda name: tmp_path / f"{name}{run_suffix}"
+    first, err, second = _held_race(
+        prog, [*args, "--out", str(out_of("raced"))], folder_of("raced") / "predictions.jsonl", scratch, cache
+    )
     assert first.returncode == 0, err
     line = second.error_line()
     assert "in use by another run" in line and second.stdout == ""

@@ -35,7 +35,9 @@ class TrainCollator:
         self.max_target_tokens = max_target_tokens
         if self.tokenizer.eos_token_id is None:
             raise ValueError("the tokenizer has no end-of-sequence token")
-        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
+        self.pad_id = (
+            self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
+        )
 
     def encode_prompt(self, request: Request) -> dict[str, torch.Tensor]:
         """Processor outputs for one request (batch dimension 1), with every image it carries (or ``encode``'s)."""
@@ -59,8 +61,12 @@ class TrainCollator:
             rows.append(torch.cat([prompt, target]))
             labels.append(torch.cat([torch.full_like(prompt, IGNORE_INDEX), target]))
             for key, value in encoded.items():
-                if torch.is_tensor(value) and value.dim() == 2 and value.shape == (1, len(prompt)) \
-                        and not key.startswith("qformer"):  # a per-token input: the target is text
+                if (
+                    torch.is_tensor(value)
+                    and value.dim() == 2
+                    and value.shape == (1, len(prompt))
+                    and not key.startswith("qformer")
+                ):  # a per-token input: the target is text
                     value = torch.cat([value, value.new_zeros((1, len(target)))], dim=1)
                     per_token.add(key)
                 extras.setdefault(key, []).append(value)
