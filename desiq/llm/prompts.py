@@ -131,20 +131,10 @@ def _check(path: Path, spec: PromptSpec) -> None:
 
 
 def _read(path: Path) -> object:
+    from mmsoc.tasks.prompts import parse_prompt_file
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise InputError(path, f"cannot read prompts file ({err.strerror})") from None
-    if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            return yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            raise InputError(path, f"invalid YAML ({getattr(err, 'problem', err)})",
-                             line=mark.line + 1 if mark else None) from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(path, f"invalid JSON ({err.msg})", line=err.lineno) from None
+    return parse_prompt_file(path, text)

@@ -37,7 +37,7 @@ def load_prompt_overrides(path: str | os.PathLike, model: str | None = None) -> 
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise InputError(path, f"cannot read prompt overrides ({err.strerror})") from None
-    data = _parse(path, text)
+    data = parse_prompt_file(path, text)
     if not isinstance(data, dict):
         raise InputError(path, "expected a mapping of task id -> prompt text")
     per_model = data.pop("models", {}) or {}
@@ -49,7 +49,8 @@ def load_prompt_overrides(path: str | os.PathLike, model: str | None = None) -> 
     return overrides
 
 
-def _parse(path: Path, text: str) -> object:
+def parse_prompt_file(path: Path, text: str) -> object:
+    """The JSON or YAML object in ``text``, read from ``path``; bad syntax: an InputError with the line."""
     if path.suffix.lower() in (".yaml", ".yml"):
         import yaml
 
