@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -115,6 +117,29 @@ def probe_markdown(report: ProbeReport) -> str:
     return "\n".join(lines)
 
 
+def _tsne_points(features: np.ndarray, perplexity: float, seed: int) -> np.ndarray:
+    """2-D t-SNE of ``features``, kept in the cache (``<cache root>/tsne/``, plain .npy read without pickle):
+    the same features, perplexity and seed are embedded once across runs."""
+    import sklearn
+    from sklearn.manifold import TSNE
+
+    from mmsoc.core.paths import cache_root
+
+    settings = json.dumps([features.shape, perplexity, seed, sklearn.__version__]).encode()
+    digest = hashlib.sha256(np.ascontiguousarray(features).tobytes() + settings).hexdigest()
+    path = cache_root() / "tsne" / f"{digest}.npy"
+    if path.is_file():
+        try:
+            return np.load(path, allow_pickle=False)
+        except (OSError, ValueError):  # a damaged entry is computed again and replaced
+            pass
+    points = TSNE(n_components=2, perplexity=perplexity, init="pca", random_state=seed).fit_transform(features)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path, "wb") as handle:
+        np.save(handle, points)
+    return points
+
+
 def tsne_figure(backend: ProbeBackend, items: Sequence[MCQAItem], path: Path, seed: int = 0,
                 max_options: int = 2000) -> None:
     """t-SNE of option features, correct vs incorrect options (like Figure 3 of the DeSIQ paper)."""
@@ -122,7 +147,6 @@ def tsne_figure(backend: ProbeBackend, items: Sequence[MCQAItem], path: Path, se
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from sklearn.manifold import TSNE
 
     features = np.asarray(backend.option_features(items), dtype=np.float32)
     correct = flatten(items)[2]
@@ -130,7 +154,7 @@ def tsne_figure(backend: ProbeBackend, items: Sequence[MCQAItem], path: Path, se
     keep = np.sort(rng.permutation(len(features))[:max_options])
     features, correct = features[keep], correct[keep]
     perplexity = float(min(30, max(2, (len(features) - 1) // 3)))
-    points = TSNE(n_components=2, perplexity=perplexity, init="pca", random_state=seed).fit_transform(features)
+    points = _tsne_points(features, perplexity, seed)
     fig, ax = plt.subplots(figsize=(6, 5), dpi=120)
     ax.scatter(*points[~correct].T, s=6, alpha=0.5, c="tab:blue", label="incorrect option")
     ax.scatter(*points[correct].T, s=6, alpha=0.7, c="tab:red", label="correct option")

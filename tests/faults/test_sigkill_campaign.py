@@ -89,6 +89,8 @@ def campaigns(tiny_dirs, tiny_t5, tiny_clip, small_siq) -> dict[str, Campaign]:
                 str(small_siq),
                 "--inputs",
                 "q+a+t+v+s",
+                "--audio-encoder",
+                "logmel",
                 "--backbone",
                 str(tiny_t5),
                 "--video-encoder",
