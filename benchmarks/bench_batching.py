@@ -63,7 +63,7 @@ def main() -> None:
         requests = [Request("hate", str(i), parts, seed=0) for i in range(args.requests)]
         greedy = GenerationSettings(greedy=True, max_new_tokens=args.max_new_tokens)
         sampled = GenerationSettings(max_new_tokens=args.max_new_tokens)
-        chunks = [requests[i:i + args.batch_size] for i in range(0, len(requests), args.batch_size)]
+        chunks = [requests[i : i + args.batch_size] for i in range(0, len(requests), args.batch_size)]
 
         encoded = [backend.encode(c) for c in chunks]
         pad = backend.processor.tokenizer.pad_token_id
@@ -71,17 +71,25 @@ def main() -> None:
         def model_only() -> None:
             with torch.inference_mode():
                 for batch in encoded:
-                    backend.model.generate(**batch, max_new_tokens=args.max_new_tokens, do_sample=False,
-                                           pad_token_id=pad)
+                    backend.model.generate(
+                        **batch, max_new_tokens=args.max_new_tokens, do_sample=False, pad_token_id=pad
+                    )
 
-        t = _timed({"one": lambda: [backend.generate([r], greedy) for r in requests],
-                    "batched": lambda: [backend.generate(c, greedy) for c in chunks],
-                    "raw": model_only,
-                    "sampling": lambda: [backend.generate(c, sampled) for c in chunks]}, args.repeats)
+        t = _timed(
+            {
+                "one": lambda: [backend.generate([r], greedy) for r in requests],
+                "batched": lambda: [backend.generate(c, greedy) for c in chunks],
+                "raw": model_only,
+                "sampling": lambda: [backend.generate(c, sampled) for c in chunks],
+            },
+            args.repeats,
+        )
         one, batched, raw, sampling = t["one"], t["batched"], t["raw"], t["sampling"]
 
-    print(f"model: {model if args.model else 'tiny LLaVA (config-built)'}; {args.requests} requests, "
-          f"{args.max_new_tokens} new tokens, best of {args.repeats}")
+    print(
+        f"model: {model if args.model else 'tiny LLaVA (config-built)'}; {args.requests} requests, "
+        f"{args.max_new_tokens} new tokens, best of {args.repeats}"
+    )
     print(f"one-at-a-time        {one:8.3f} s")
     print(f"batched (size {args.batch_size:<3})   {batched:8.3f} s")
     print(f"model.generate only  {raw:8.3f} s")

@@ -83,8 +83,9 @@ def main() -> None:
         data = args.data or write_sample(tmp_path / "sample")
         media = MediaSettings(num_frames=args.num_frames, cache_dir=str(tmp_path / "cache"))
         decoded = count_decodes()
-        options = EvalOptions(split=args.split, inputs="q+a+v", limit=args.limit, batch_size=args.batch_size,
-                              media=media)
+        options = EvalOptions(
+            split=args.split, inputs="q+a+v", limit=args.limit, batch_size=args.batch_size, media=media
+        )
         start = time.perf_counter()
         metrics = evaluate(model, data, tmp_path / "run1", options)
         first_time, first = time.perf_counter() - start, len(decoded)
@@ -101,22 +102,33 @@ def main() -> None:
         built = [builder.build(a) for a in ask(items, ("original",), limit=args.limit) if a.config == "A4"]
         requests, answers = [b.request for b in built], [b.answers for b in built]
         chunks = [range(i, min(i + args.batch_size, len(built))) for i in range(0, len(built), args.batch_size)]
-        t = _timed({"option": lambda: [backend.score_options([requests[i]], [[answer]]) for i in range(len(built))
-                                       for answer in answers[i]],
-                    "one": lambda: [backend.score_options([requests[i]], [answers[i]]) for i in range(len(built))],
-                    "batched": lambda: [backend.score_options([requests[i] for i in c], [answers[i] for i in c])
-                                        for c in chunks]}, args.repeats)
+        t = _timed(
+            {
+                "option": lambda: [
+                    backend.score_options([requests[i]], [[answer]]) for i in range(len(built)) for answer in answers[i]
+                ],
+                "one": lambda: [backend.score_options([requests[i]], [answers[i]]) for i in range(len(built))],
+                "batched": lambda: [
+                    backend.score_options([requests[i] for i in c], [answers[i] for i in c]) for c in chunks
+                ],
+            },
+            args.repeats,
+        )
 
-    print(f"data: {args.data or 'the embedded sample'}, {args.limit} questions of {args.split}, "
-          f"{args.num_frames} frames, every condition ({metrics['rows']} answers)")
+    print(
+        f"data: {args.data or 'the embedded sample'}, {args.limit} questions of {args.split}, "
+        f"{args.num_frames} frames, every condition ({metrics['rows']} answers)"
+    )
     print(f"requests showing a video   {shown:6d}")
     print(f"videos decoded (model 1)   {first:6d}   run {first_time:.1f} s")
     print(f"videos decoded (model 2)   {again:6d}   run {second_time:.1f} s (same cache)")
     print(f"loglik one option a call   {t['option']:8.3f} s  ({len(built)} questions x 4 options)")
     print(f"loglik one question a call {t['one']:8.3f} s")
     print(f"loglik batched (size {args.batch_size:<3})  {t['batched']:8.3f} s")
-    print(f"batched speed-up           {t['option'] / t['batched']:8.2f} x over one option a call, "
-          f"{t['one'] / t['batched']:.2f} x over one question a call")
+    print(
+        f"batched speed-up           {t['option'] / t['batched']:8.2f} x over one option a call, "
+        f"{t['one'] / t['batched']:.2f} x over one question a call"
+    )
 
 
 if __name__ == "__main__":

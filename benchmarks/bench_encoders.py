@@ -29,8 +29,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = write_sample(Path(tmp) / "sample")
         vids = [v.vid for videos in sample_videos().values() for v in videos][: args.videos]
-        encoders = {"video": lambda: VideoEncoder(args.video_model, None, num_frames=args.num_frames),
-                    "audio": lambda: AudioEncoder(), "transcript": lambda: TranscriptEncoder()}
+        encoders = {
+            "video": lambda: VideoEncoder(args.video_model, None, num_frames=args.num_frames),
+            "audio": lambda: AudioEncoder(),
+            "transcript": lambda: TranscriptEncoder(),
+        }
         print(f"{'modality':<11} {'files':>5} {'first s':>8} {'files/s':>8} {'cached s':>9} {'speed-up':>9}")
         for modality, make in encoders.items():
             cache = FeatureCache(Path(tmp) / "cache")
@@ -46,8 +49,10 @@ def main() -> None:
                 encoder.encode_files(paths)
                 times.append(time.perf_counter() - start)
             assert encoder.encoder.encoded == 0, "the second run should be served from the cache"
-            print(f"{modality:<11} {len(paths):>5} {times[0]:>8.3f} {len(paths) / times[0]:>8.1f} "
-                  f"{times[1]:>9.4f} {times[0] / times[1]:>8.1f}x")
+            print(
+                f"{modality:<11} {len(paths):>5} {times[0]:>8.3f} {len(paths) / times[0]:>8.1f} "
+                f"{times[1]:>9.4f} {times[0] / times[1]:>8.1f}x"
+            )
         videos = [media_path(root, "video", vid) for vid in vids]
         seconds = {}
         for name, read in (("decord", read_frames), ("PyAV", read_frames_pyav)):
@@ -55,8 +60,10 @@ def main() -> None:
             for path in videos:
                 read(path, num_frames=args.num_frames)
             seconds[name] = time.perf_counter() - start
-        print(f"frame sampling of {len(videos)} videos: decord {seconds['decord']:.3f} s, PyAV fallback "
-              f"{seconds['PyAV']:.3f} s ({seconds['PyAV'] / seconds['decord']:.2f}x decord's time)")
+        print(
+            f"frame sampling of {len(videos)} videos: decord {seconds['decord']:.3f} s, PyAV fallback "
+            f"{seconds['PyAV']:.3f} s ({seconds['PyAV'] / seconds['decord']:.2f}x decord's time)"
+        )
 
 
 if __name__ == "__main__":

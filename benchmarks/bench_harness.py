@@ -57,9 +57,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 TASK = "hate"
 LMMS_TASK = "mmsoc_bench_hate"
-CAPTION_WORDS = ("when your friend says the weather is nice look at this photo of my lunch people like you cat logic "
-                 "monday morning mood dog sees the mailman world ends me pretending to work funny joke grandma "
-                 "discovers emojis this group ruins everything they are all the same")
+CAPTION_WORDS = (
+    "when your friend says the weather is nice look at this photo of my lunch people like you cat logic "
+    "monday morning mood dog sees the mailman world ends me pretending to work funny joke grandma "
+    "discovers emojis this group ruins everything they are all the same"
+)
 
 
 @dataclass(frozen=True)
@@ -103,8 +105,9 @@ def prompts_of(data: Path, n: int) -> list[dict]:
     from mmsoc.runners.config import RunConfig
     from mmsoc.runners.eval import plan, resolve_prompts
 
-    config = RunConfig.create(GenerationSettings(greedy=True), None, model="m", tasks=(TASK,), data=str(data),
-                              prompt_version=None)
+    config = RunConfig.create(
+        GenerationSettings(greedy=True), None, model="m", tasks=(TASK,), data=str(data), prompt_version=None
+    )
     work, problems = plan(config, resolve_prompts(config.tasks), n)
     assert not problems and len(work) == n, problems
     return [{"id": w.example.id, "img": w.request.images[0], "prompt": w.request.prompt} for w in work]
@@ -119,7 +122,8 @@ def write_lmms_task(folder: Path, items: list[dict], max_new_tokens: int) -> Pat
         "from PIL import Image\n\n\ndef visual(doc):\n    return [Image.open(doc['img']).convert('RGB')]\n\n\n"
         "def text(doc, lmms_eval_specific_kwargs=None):\n    return doc['prompt']\n\n\n"
         "def target(doc):\n    return ''\n\n\ndef results(doc, results):\n    return {'n': 1}\n\n\n"
-        "def total(items):\n    return len(items)\n")
+        "def total(items):\n    return len(items)\n"
+    )
     (folder / f"{LMMS_TASK}.yaml").write_text(
         f"dataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {folder / 'items.jsonl'}\n"
         f"task: {LMMS_TASK}\ntest_split: test\noutput_type: generate_until\n"
@@ -128,7 +132,8 @@ def write_lmms_task(folder: Path, items: list[dict], max_new_tokens: int) -> Pat
         f"generation_kwargs:\n  max_new_tokens: {max_new_tokens}\n  temperature: 0\n  top_p: 1.0\n"
         "  num_beams: 1\n  do_sample: false\n"
         "metric_list:\n  - metric: n\n    aggregation: !function utils.total\n    higher_is_better: true\n"
-        "metadata:\n  version: 0.0\n")
+        "metadata:\n  version: 0.0\n"
+    )
     return folder
 
 
@@ -145,21 +150,29 @@ def raw_generate(argv: list[str]) -> None:
         parser.add_argument(name, type=int)
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    items = [json.loads(line) for line in Path(args.item_file).read_text().splitlines()][:args.limit]
+    items = [json.loads(line) for line in Path(args.item_file).read_text().splitlines()][: args.limit]
     processor = AutoProcessor.from_pretrained(args.model)
     model = AutoModelForImageTextToText.from_pretrained(args.model).eval()
     out = {}
     for start in range(0, len(items), args.batch_size):
-        chunk = items[start:start + args.batch_size]
-        prompts = [processor.apply_chat_template([{"role": "user", "content": [
-            {"type": "image"}, {"type": "text", "text": item["prompt"]}]}], add_generation_prompt=True)
-            for item in chunk]
+        chunk = items[start : start + args.batch_size]
+        prompts = [
+            processor.apply_chat_template(
+                [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": item["prompt"]}]}],
+                add_generation_prompt=True,
+            )
+            for item in chunk
+        ]
         images = [Image.open(item["img"]).convert("RGB") for item in chunk]
         inputs = processor(text=prompts, images=images, return_tensors="pt", padding=True, padding_side="left")
         with torch.inference_mode():
-            ids = model.generate(**inputs, max_new_tokens=args.max_new_tokens, do_sample=False,
-                                 pad_token_id=processor.tokenizer.pad_token_id)
-        texts = processor.batch_decode(ids[:, inputs["input_ids"].shape[1]:], skip_special_tokens=True)
+            ids = model.generate(
+                **inputs,
+                max_new_tokens=args.max_new_tokens,
+                do_sample=False,
+                pad_token_id=processor.tokenizer.pad_token_id,
+            )
+        texts = processor.batch_decode(ids[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True)
         out.update({item["id"]: text.strip() for item, text in zip(chunk, texts)})
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out))
@@ -175,6 +188,7 @@ def _cli_runner(kind: str):
         def call(argv: list[str]) -> None:
             sys.argv = ["lmms-eval", *argv]
             cli_evaluate()
+
         return call
     from mmsoc.cli import main as mmsoc_main
 
@@ -185,12 +199,14 @@ def _cli_runner(kind: str):
         except SystemExit as end:
             if end.code:
                 raise
+
     return call_mmsoc
 
 
 def worker(kind: str, runs: list[list[str]], out: str) -> None:
     """Each run of a tool's command line in this one process: CPU (this process and its children) and
     wall seconds per run, written to ``out``."""
+
     def cpu() -> float:
         own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
@@ -232,8 +248,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1, help="torch threads of every process.")
     parser.add_argument("--lmms-python", help="Python of a virtual environment with lmms-eval 0.7.3 (see above).")
     parser.add_argument("--baseline-path", help="Checkout of the previous release, run with PYTHONPATH.")
-    parser.add_argument("--serve", action=argparse.BooleanOptionalAction, default=True,
-                        help="Benchmark the API backend against transformers serve.")
+    parser.add_argument(
+        "--serve",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Benchmark the API backend against transformers serve.",
+    )
     parser.add_argument("--keep", help="Keep the working files in this folder.")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--runs", help=argparse.SUPPRESS)
@@ -283,29 +303,93 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
     data = write_items(work / "data", n)
     items = prompts_of(data, n)
     item_file = str(write_lmms_task(work / "lmms_task", items, args.max_new_tokens) / "items.jsonl")
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
-           "TOKENIZERS_PARALLELISM": "false", "HF_HOME": str(work / "hf_home")}
-    common = ["eval", "--task", TASK, "--model", str(model), "--data", str(data), "--greedy", "--fast-metrics",
-              "--no-progress", "--max-new-tokens", str(args.max_new_tokens), "--batch-size", str(args.batch_size)]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "CUDA_VISIBLE_DEVICES": "",
+        "OMP_NUM_THREADS": threads,
+        "MKL_NUM_THREADS": threads,
+        "TOKENIZERS_PARALLELISM": "false",
+        "HF_HOME": str(work / "hf_home"),
+    }
+    common = [
+        "eval",
+        "--task",
+        TASK,
+        "--model",
+        str(model),
+        "--data",
+        str(data),
+        "--greedy",
+        "--fast-metrics",
+        "--no-progress",
+        "--max-new-tokens",
+        str(args.max_new_tokens),
+        "--batch-size",
+        str(args.batch_size),
+    ]
     tools = {
-        "mmsoc": Tool("mmsoc", sys.executable, env, lambda limit, out: [
-            *common, "--threads", threads, "--limit", str(limit), "--out", str(out)]),
-        "raw generate": Tool("raw", sys.executable, env, lambda limit, out: [
-            "--model", str(model), "--item-file", item_file, "--limit", str(limit), "--batch-size",
-            str(args.batch_size), "--max-new-tokens", str(args.max_new_tokens), "--threads", threads, "--out",
-            str(out)]),
+        "mmsoc": Tool(
+            "mmsoc",
+            sys.executable,
+            env,
+            lambda limit, out: [*common, "--threads", threads, "--limit", str(limit), "--out", str(out)],
+        ),
+        "raw generate": Tool(
+            "raw",
+            sys.executable,
+            env,
+            lambda limit, out: [
+                "--model",
+                str(model),
+                "--item-file",
+                item_file,
+                "--limit",
+                str(limit),
+                "--batch-size",
+                str(args.batch_size),
+                "--max-new-tokens",
+                str(args.max_new_tokens),
+                "--threads",
+                threads,
+                "--out",
+                str(out),
+            ],
+        ),
     }
     if args.baseline_path:
         old_env = {**env, "PYTHONPATH": str(Path(args.baseline_path).resolve())}
-        tools["previous release"] = Tool("mmsoc", sys.executable, old_env, lambda limit, out: [
-            *common, "--limit", str(limit), "--out", str(out)])
+        tools["previous release"] = Tool(
+            "mmsoc", sys.executable, old_env, lambda limit, out: [*common, "--limit", str(limit), "--out", str(out)]
+        )
     notes = []
     if args.lmms_python and Path(args.lmms_python).exists():
-        tools["lmms-eval llava_hf"] = Tool("lmms", args.lmms_python, env, lambda limit, out: [
-            "--model", "llava_hf", "--model_args", f"pretrained={model},device_map=cpu", "--tasks", LMMS_TASK,
-            "--include_path", str(work / "lmms_task"), "--device", "cpu", "--batch_size", "1", "--log_samples",
-            "--output_path", str(out), "--limit", str(limit)])
+        tools["lmms-eval llava_hf"] = Tool(
+            "lmms",
+            args.lmms_python,
+            env,
+            lambda limit, out: [
+                "--model",
+                "llava_hf",
+                "--model_args",
+                f"pretrained={model},device_map=cpu",
+                "--tasks",
+                LMMS_TASK,
+                "--include_path",
+                str(work / "lmms_task"),
+                "--device",
+                "cpu",
+                "--batch_size",
+                "1",
+                "--log_samples",
+                "--output_path",
+                str(out),
+                "--limit",
+                str(limit),
+            ],
+        )
     else:
         why = f"not found: {args.lmms_python}" if args.lmms_python else "no --lmms-python given"
         notes.append(f"lmms-eval: not run ({why}; see this script's docstring to build its environment)")
@@ -334,8 +418,16 @@ def _outputs(kind: str, out: Path, items: list[dict]) -> dict[str, str]:
     return lmms_outputs(out, items) if kind == "lmms" else mmsoc_outputs(out)
 
 
-def serve_api(serve, model: Path, work: Path, common: list[str], env: dict[str, str], n: int, report,
-              outputs: dict[str, dict[str, str]]) -> list[str]:
+def serve_api(
+    serve,
+    model: Path,
+    work: Path,
+    common: list[str],
+    env: dict[str, str],
+    n: int,
+    report,
+    outputs: dict[str, dict[str, str]],
+) -> list[str]:
     """mmsoc eval --model openai:DIR against transformers serve DIR at concurrency 1 and 8."""
     try:
         server = serve(model, log=work / "serve.log").start()
@@ -345,8 +437,25 @@ def serve_api(serve, model: Path, work: Path, common: list[str], env: dict[str, 
         for concurrency in (1, 8):
             out = work / f"api_{concurrency}"
             cpu = proc_cpu(server.process.pid)
-            run = timed([sys.executable, "-m", "mmsoc", *common[:4], f"openai:{model}", *common[5:], "--api-base",
-                         server.url, "--concurrency", str(concurrency), "--limit", str(n), "--out", str(out)], env)
+            run = timed(
+                [
+                    sys.executable,
+                    "-m",
+                    "mmsoc",
+                    *common[:4],
+                    f"openai:{model}",
+                    *common[5:],
+                    "--api-base",
+                    server.url,
+                    "--concurrency",
+                    str(concurrency),
+                    "--limit",
+                    str(n),
+                    "--out",
+                    str(out),
+                ],
+                env,
+            )
             outputs[f"API, concurrency {concurrency}"] = mmsoc_outputs(out)
             report.api(concurrency, run, proc_cpu(server.process.pid) - cpu)
     finally:

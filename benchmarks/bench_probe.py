@@ -45,8 +45,10 @@ def main() -> None:
     items = read_mcqa(args.data)
     train = [i for i in items if zlib.crc32(i.video.encode()) % 5]
     held = [i for i in items if not zlib.crc32(i.video.encode()) % 5]
-    print(f"{len(items)} questions ({len(train)} train / {len(held)} eval, split by video); "
-          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"{len(items)} questions ({len(train)} train / {len(held)} eval, split by video); "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
+    )
     load_sentence_encoder(None)  # model load is timed separately, once
 
     start = time.perf_counter()
@@ -57,10 +59,12 @@ def main() -> None:
     total = time.perf_counter() - start
     print(f"full probe ({args.probe}, inputs a): table {table:.1f} s, with the DeSIQ_d retraining {total:.1f} s")
     for row in report.results:
-        print(f"  {row.data:9s} {row.perturbation:8s} {row.config}: {100 * row.accuracy:5.1f}%  "
-              f"CI [{100 * row.ci95[0]:.1f}, {100 * row.ci95[1]:.1f}]")
+        print(
+            f"  {row.data:9s} {row.perturbation:8s} {row.config}: {100 * row.accuracy:5.1f}%  "
+            f"CI [{100 * row.ci95[0]:.1f}, {100 * row.ci95[1]:.1f}]"
+        )
 
-    subset = held[:args.naive_items]
+    subset = held[: args.naive_items]
     sets = cells(subset)
     t0 = time.perf_counter()
     for s in sets:  # what a harness without a per-run text cache does: embed every scored set anew
@@ -71,8 +75,10 @@ def main() -> None:
     for s in sets:
         probe.embed([o for item in s for o in item.options])
     cached = time.perf_counter() - t0
-    print(f"embedding the {len(sets)} scored sets of {len(subset)} questions: re-embedding {naive:.2f} s, "
-          f"each distinct text once {cached:.2f} s -> {naive / cached:.1f}x")
+    print(
+        f"embedding the {len(sets)} scored sets of {len(subset)} questions: re-embedding {naive:.2f} s, "
+        f"each distinct text once {cached:.2f} s -> {naive / cached:.1f}x"
+    )
     assert np.isfinite(total)
 
 

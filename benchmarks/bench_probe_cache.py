@@ -61,22 +61,48 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench_probe_cache_") as tmp:
         work = Path(tmp)
         train, held, n_train, n_held = split_by_video(args.data, work)
-        env = {**os.environ, "PYTHONPATH": str(REPO), "MMSOC_CACHE": str(work / "cache"), "HF_HUB_OFFLINE": "1",
-               "CUDA_VISIBLE_DEVICES": "", "TOKENIZERS_PARALLELISM": "false"}
-        print(f"{n_train + n_held} questions of {args.data.name} ({n_train} train / {n_held} eval, split by video); "
-              f"{os.cpu_count()} CPUs, load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+            "MMSOC_CACHE": str(work / "cache"),
+            "HF_HUB_OFFLINE": "1",
+            "CUDA_VISIBLE_DEVICES": "",
+            "TOKENIZERS_PARALLELISM": "false",
+        }
+        print(
+            f"{n_train + n_held} questions of {args.data.name} ({n_train} train / {n_held} eval, split by video); "
+            f"{os.cpu_count()} CPUs, load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}"
+        )
         times, results = [], []
         for k in range(args.runs):
             out = work / f"run{k}"
-            times.append(timed([sys.executable, "-m", "desiq", "probe", "--train", str(train), "--eval", str(held),
-                                "--out", str(out), *args.extra], env))
+            times.append(
+                timed(
+                    [
+                        sys.executable,
+                        "-m",
+                        "desiq",
+                        "probe",
+                        "--train",
+                        str(train),
+                        "--eval",
+                        str(held),
+                        "--out",
+                        str(out),
+                        *args.extra,
+                    ],
+                    env,
+                )
+            )
             results.append((out / "probe.json").read_bytes())
             state = "empty cache" if k == 0 else "cached"
             print(f"run {k + 1} ({state}): {times[-1][0]:7.1f} CPU s {times[-1][1]:7.1f} wall s")
         best = min(range(1, args.runs), key=lambda k: times[k][0])
-        print(f"first / second run: {times[0][0] / times[1][0]:.1f}x CPU, {times[0][1] / times[1][1]:.1f}x wall; "
-              f"first / fastest later run: {times[0][0] / times[best][0]:.1f}x CPU, "
-              f"{times[0][1] / times[best][1]:.1f}x wall (target >= 10)")
+        print(
+            f"first / second run: {times[0][0] / times[1][0]:.1f}x CPU, {times[0][1] / times[1][1]:.1f}x wall; "
+            f"first / fastest later run: {times[0][0] / times[best][0]:.1f}x CPU, "
+            f"{times[0][1] / times[best][1]:.1f}x wall (target >= 10)"
+        )
         print(f"probe.json identical across runs: {all(r == results[0] for r in results)}")
         print(f"load average at the end {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 

@@ -40,50 +40,82 @@ class Report:
     def print(self, outputs: dict[str, dict[str, str]], load_start, load_end, notes: list[str | None]) -> None:
         n = self.items
         tools = list(dict.fromkeys(tool for tool, _ in self.runs))
-        print(f"{os.cpu_count()} CPUs; load average (1, 5, 15 min) {_load(load_start)} at the start, "
-              f"{_load(load_end)} at the end")
-        print(f"tiny LLaVA-1.5, {n} Hateful-Memes-format items, greedy, {self.max_new_tokens} new tokens, "
-              f"{self.threads} torch thread(s) per process, CPU; medians of {self.rounds} round(s)")
+        print(
+            f"{os.cpu_count()} CPUs; load average (1, 5, 15 min) {_load(load_start)} at the start, "
+            f"{_load(load_end)} at the end"
+        )
+        print(
+            f"tiny LLaVA-1.5, {n} Hateful-Memes-format items, greedy, {self.max_new_tokens} new tokens, "
+            f"{self.threads} torch thread(s) per process, CPU; medians of {self.rounds} round(s)"
+        )
         print(f"{'':22s}{'one item (start-up)':>22s}{f'{n} items':>20s}{'per item, start-up removed':>36s}")
-        print(f"{'tool (batch size)':22s}{'CPU s':>11s}{'wall s':>11s}{'CPU s':>10s}{'wall s':>10s}"
-              f"{'CPU ms':>10s}{'wall ms':>10s}{'items/CPU-s':>16s}")
+        print(
+            f"{'tool (batch size)':22s}{'CPU s':>11s}{'wall s':>11s}{'CPU s':>10s}{'wall s':>10s}"
+            f"{'CPU ms':>10s}{'wall ms':>10s}{'items/CPU-s':>16s}"
+        )
         for tool in tools:
             batch = 1 if tool.startswith("lmms") else self.batch_size
             cpu, wall = self.per_item(tool, "cpu"), self.per_item(tool, "wall")
-            columns = [(self._median(tool, 1, "cpu"), 11), (self._median(tool, 1, "wall"), 11),
-                       (self._median(tool, n, "cpu"), 10), (self._median(tool, n, "wall"), 10),
-                       (1e3 * cpu, 10), (1e3 * wall, 10)]
+            columns = [
+                (self._median(tool, 1, "cpu"), 11),
+                (self._median(tool, 1, "wall"), 11),
+                (self._median(tool, n, "cpu"), 10),
+                (self._median(tool, n, "wall"), 10),
+                (1e3 * cpu, 10),
+                (1e3 * wall, 10),
+            ]
             rate = 1 / cpu if cpu > 0 else float("inf")
             print(f"{f'{tool} ({batch})':22s}" + "".join(f"{v:{w}.2f}" for v, w in columns) + f"{rate:16.1f}")
         print("ratios, CPU time (wall time in brackets):")
         lmms = next((t for t in tools if t.startswith("lmms")), None)
         if lmms:
-            self._ratio(f"whole {n}-item run, lmms-eval / mmsoc", "whole",
-                        *(self._median(lmms, n, f) / self._median("mmsoc", n, f) for f in ("cpu", "wall")))
-            self._ratio("per item, lmms-eval / mmsoc", "per_item",
-                        *(self.per_item(lmms, f) / self.per_item("mmsoc", f) for f in ("cpu", "wall")))
-        self._ratio("harness overhead per item, mmsoc / raw generate", "overhead",
-                    *(self.per_item("mmsoc", f) / self.per_item("raw generate", f) for f in ("cpu", "wall")))
+            self._ratio(
+                f"whole {n}-item run, lmms-eval / mmsoc",
+                "whole",
+                *(self._median(lmms, n, f) / self._median("mmsoc", n, f) for f in ("cpu", "wall")),
+            )
+            self._ratio(
+                "per item, lmms-eval / mmsoc",
+                "per_item",
+                *(self.per_item(lmms, f) / self.per_item("mmsoc", f) for f in ("cpu", "wall")),
+            )
+        self._ratio(
+            "harness overhead per item, mmsoc / raw generate",
+            "overhead",
+            *(self.per_item("mmsoc", f) / self.per_item("raw generate", f) for f in ("cpu", "wall")),
+        )
         if ("previous release", 1) in self.runs:
-            self._ratio("start-up (one-item run), mmsoc / previous release", "startup",
-                        *(self._median("mmsoc", 1, f) / self._median("previous release", 1, f)
-                          for f in ("cpu", "wall")))
-            self._ratio("  the same for raw generate (imports + load + 1 item) / previous release", None,
-                        *(self._median("raw generate", 1, f) / self._median("previous release", 1, f)
-                          for f in ("cpu", "wall")))
-            self._ratio(f"whole {n}-item run, previous release / mmsoc", None,
-                        *(self._median("previous release", n, f) / self._median("mmsoc", n, f)
-                          for f in ("cpu", "wall")))
+            self._ratio(
+                "start-up (one-item run), mmsoc / previous release",
+                "startup",
+                *(self._median("mmsoc", 1, f) / self._median("previous release", 1, f) for f in ("cpu", "wall")),
+            )
+            self._ratio(
+                "  the same for raw generate (imports + load + 1 item) / previous release",
+                None,
+                *(self._median("raw generate", 1, f) / self._median("previous release", 1, f) for f in ("cpu", "wall")),
+            )
+            self._ratio(
+                f"whole {n}-item run, previous release / mmsoc",
+                None,
+                *(self._median("previous release", n, f) / self._median("mmsoc", n, f) for f in ("cpu", "wall")),
+            )
         if self.api_runs:
-            print("API backend (mmsoc eval --model openai:DIR) against transformers serve on this machine, "
-                  f"{n} items; transformers serve runs generations one at a time (one inference thread), so "
-                  "concurrency shows the client's overhead, not server parallelism:")
+            print(
+                "API backend (mmsoc eval --model openai:DIR) against transformers serve on this machine, "
+                f"{n} items; transformers serve runs generations one at a time (one inference thread), so "
+                "concurrency shows the client's overhead, not server parallelism:"
+            )
             for concurrency, run, server_cpu in self.api_runs:
-                print(f"  concurrency {concurrency}: {run.wall:6.2f} s wall ({n / run.wall:5.1f} items/s), client "
-                      f"{run.cpu:5.2f} CPU s, server {server_cpu:5.2f} CPU s")
+                print(
+                    f"  concurrency {concurrency}: {run.wall:6.2f} s wall ({n / run.wall:5.1f} items/s), client "
+                    f"{run.cpu:5.2f} CPU s, server {server_cpu:5.2f} CPU s"
+                )
         reference = outputs.get("mmsoc", {})
-        print("identical generations (after strip()), item by item against mmsoc: " + ", ".join(
-            f"{name} {_same(reference, found)}" for name, found in outputs.items() if name != "mmsoc"))
+        print(
+            "identical generations (after strip()), item by item against mmsoc: "
+            + ", ".join(f"{name} {_same(reference, found)}" for name, found in outputs.items() if name != "mmsoc")
+        )
         for note in filter(None, notes):
             print(note)
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 from desiq.commands import fusion, llm, probe, social_iq
 from mmsoc.core.cli import make_app, run_cli
 
-app = make_app("desiq", "Probe video MCQA datasets (Social-IQ) for answer-only bias, build the debiased "
-                        "DeSIQ splits, train the T5-fusion model, and evaluate or fine-tune multimodal LLMs "
-                        "under every DeSIQ condition.", [social_iq.app, probe.app, fusion.app, llm.app])
+app = make_app(
+    "desiq",
+    "Probe video MCQA datasets (Social-IQ) for answer-only bias, build the debiased "
+    "DeSIQ splits, train the T5-fusion model, and evaluate or fine-tune multimodal LLMs "
+    "under every DeSIQ condition.",
+    [social_iq.app, probe.app, fusion.app, llm.app],
+)
 
 
 def main() -> None:

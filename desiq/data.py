@@ -18,8 +18,10 @@ from desiq.records import MCQAItem
 from mmsoc.core.io import InputError, UsageError
 from mmsoc.core.paths import OutsideRoot, inside
 
-DATA_HELP = ("Social-IQ folder (qa/qa_SPLIT.json picked by --split; media by vid_name) or a single QA file "
-             "(JSON Lines; then only inputs without media).")
+DATA_HELP = (
+    "Social-IQ folder (qa/qa_SPLIT.json picked by --split; media by vid_name) or a single QA file "
+    "(JSON Lines; then only inputs without media)."
+)
 
 CANDIDATES = {
     "transcript": ("transcript/{vid}.vtt", "transcript/{vid}.srt"),
@@ -44,8 +46,10 @@ class QAData:
         """A UsageError when ``inputs`` need media that a single QA file cannot give."""
         setting = InputSetting.parse(inputs) if isinstance(inputs, str) else inputs
         if setting.media and self.media_root is None:
-            raise UsageError(f"inputs {setting.name} need media ({', '.join(setting.media)}), but --data {self.qa} "
-                             "is a single QA file: pass the Social-IQ folder instead")
+            raise UsageError(
+                f"inputs {setting.name} need media ({', '.join(setting.media)}), but --data {self.qa} "
+                "is a single QA file: pass the Social-IQ folder instead"
+            )
 
 
 def qa_data(data: Path, split: str | None = None, default_split: str | None = None) -> QAData:

@@ -21,8 +21,10 @@ class InputSetting:
         letters = [p.strip() for p in text.lower().split("+") if p.strip()]
         unknown = sorted(set(letters) - LETTERS.keys())
         if unknown or "a" not in letters or len(set(letters)) != len(letters):
-            raise ValueError(f"inputs {text!r}: use letters {'+'.join(LETTERS)} joined by '+', each once, "
-                             "always with 'a' (e.g. q+a+t)")
+            raise ValueError(
+                f"inputs {text!r}: use letters {'+'.join(LETTERS)} joined by '+', each once, "
+                "always with 'a' (e.g. q+a+t)"
+            )
         return cls("q" in letters, tuple(m for m in MEDIA if _letter(m) in letters))
 
     @property

@@ -30,8 +30,9 @@ class PerturbResult:
     fallback_options: int
 
 
-def perturb(items: Sequence[MCQAItem], perturbation: Perturbation | str, seed: int = 0,
-            scope: Scope | str | None = None) -> PerturbResult:
+def perturb(
+    items: Sequence[MCQAItem], perturbation: Perturbation | str, seed: int = 0, scope: Scope | str | None = None
+) -> PerturbResult:
     """Apply one perturbation (a record, or the name of one in ``PERTURBATIONS``) to every item.
 
     The output depends only on (items, perturbation, seed, scope); ``scope`` overrides the record's.
@@ -41,8 +42,9 @@ def perturb(items: Sequence[MCQAItem], perturbation: Perturbation | str, seed: i
         return PerturbResult([replace(item, question="") for item in items], 0, 0, 0)
     unlabelled = [item.id for item in items if not item.labelled]
     if unlabelled:
-        raise ValueError(f"{record.name} needs labelled items; {len(unlabelled)} have no answer "
-                         f"(first: {unlabelled[0]})")
+        raise ValueError(
+            f"{record.name} needs labelled items; {len(unlabelled)} have no answer (first: {unlabelled[0]})"
+        )
     sampler = _PartnerSampler(items, Scope(scope or record.scope), np.random.default_rng(seed))
     out, replaced, fallback_items, fallback_options = [], 0, 0, 0
     for k, item in enumerate(items):
@@ -61,8 +63,14 @@ def perturb(items: Sequence[MCQAItem], perturbation: Perturbation | str, seed: i
     return PerturbResult(out, replaced, fallback_items, fallback_options)
 
 
-def _draw_option(items: Sequence[MCQAItem], item: MCQAItem, options: list[str],
-                 draws: Iterator[tuple[int, bool]], rng: np.random.Generator, pool: Pool | None) -> tuple[str, bool]:
+def _draw_option(
+    items: Sequence[MCQAItem],
+    item: MCQAItem,
+    options: list[str],
+    draws: Iterator[tuple[int, bool]],
+    rng: np.random.Generator,
+    pool: Pool | None,
+) -> tuple[str, bool]:
     """Draw partners until one offers an option from ``pool`` that is new to this item."""
     forbidden = set(options) | {item.answer}
     for partner, fallback in draws:
@@ -74,8 +82,10 @@ def _draw_option(items: Sequence[MCQAItem], item: MCQAItem, options: list[str],
             text = source.options[wrong[int(rng.integers(len(wrong)))]]
         if text not in forbidden:
             return text, fallback
-    raise ValueError(f"{item.id}: found no partner option that differs from the item's own options "
-                     f"after {MAX_DRAWS} draws (too few distinct questions?)")
+    raise ValueError(
+        f"{item.id}: found no partner option that differs from the item's own options "
+        f"after {MAX_DRAWS} draws (too few distinct questions?)"
+    )
 
 
 class _PartnerSampler:

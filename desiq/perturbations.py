@@ -86,8 +86,10 @@ class Perturbation:
     def change(self) -> str:
         """The change in words, e.g. "each incorrect option -> a partner's correct answer"."""
         if self.pool is None:
-            return (f"drops {self.replaces.value} (transcript, video, audio): the model sees the options only "
-                    "(a perturbed file blanks the question; train and test with inputs a)")
+            return (
+                f"drops {self.replaces.value} (transcript, video, audio): the model sees the options only "
+                "(a perturbed file blanks the question; train and test with inputs a)"
+            )
         return f"{self.replaces.value} -> {self.pool.value}"
 
     @property
@@ -97,27 +99,87 @@ class Perturbation:
 
 
 PAPER_V1 = "paper, T5-small on Social-IQ v1 dev, A2 / A4"
-PERTURBATIONS: Registry[Perturbation] = Registry("perturbation", {p.name: p for p in (
-    Perturbation("NCAQ", Target.question, None, None, Direction.above, Direction.chance,
-                 "paper, T5-small on the options only: 100% / 100% on v1, 63.35% A4 on v2"),
-    Perturbation("RIWI", Target.incorrect, Pool.partner_distractor, "riwi", Direction.original, Direction.original,
-                 f"{PAPER_V1}: 97.37% / 99.97%"),
-    Perturbation("RIWA", Target.incorrect, Pool.partner_answer, "riwa", Direction.chance, Direction.original,
-                 f"{PAPER_V1}: 50.21% / 25.03%"),
-    Perturbation("RAWI", Target.correct, Pool.partner_distractor, "rawi", Direction.chance, Direction.chance,
-                 f"{PAPER_V1}: 49.93% / 23.76%"),
-    Perturbation("RAWA", Target.correct, Pool.partner_answer, "rawa", Direction.original, Direction.chance,
-                 f"{PAPER_V1}: 97.25% / 100%"),
-)})
+PERTURBATIONS: Registry[Perturbation] = Registry(
+    "perturbation",
+    {
+        p.name: p
+        for p in (
+            Perturbation(
+                "NCAQ",
+                Target.question,
+                None,
+                None,
+                Direction.above,
+                Direction.chance,
+                "paper, T5-small on the options only: 100% / 100% on v1, 63.35% A4 on v2",
+            ),
+            Perturbation(
+                "RIWI",
+                Target.incorrect,
+                Pool.partner_distractor,
+                "riwi",
+                Direction.original,
+                Direction.original,
+                f"{PAPER_V1}: 97.37% / 99.97%",
+            ),
+            Perturbation(
+                "RIWA",
+                Target.incorrect,
+                Pool.partner_answer,
+                "riwa",
+                Direction.chance,
+                Direction.original,
+                f"{PAPER_V1}: 50.21% / 25.03%",
+            ),
+            Perturbation(
+                "RAWI",
+                Target.correct,
+                Pool.partner_distractor,
+                "rawi",
+                Direction.chance,
+                Direction.chance,
+                f"{PAPER_V1}: 49.93% / 23.76%",
+            ),
+            Perturbation(
+                "RAWA",
+                Target.correct,
+                Pool.partner_answer,
+                "rawa",
+                Direction.original,
+                Direction.chance,
+                f"{PAPER_V1}: 97.25% / 100%",
+            ),
+        )
+    },
+)
 """The paper's perturbations (section 2), in the order of its table."""
 
 PAPER_DESIQ = "paper, after debiasing: a+t 22.66%, a+v 26.46% A4 on DeSIQ_d-2.0"
-SPLITS: Registry[Perturbation] = Registry("DeSIQ split variant", {
-    "d": Perturbation("DeSIQ_d", Target.incorrect, Pool.partner_answer, "desiq_d", Direction.chance, Direction.chance,
-                      PAPER_DESIQ, Scope.other_video),
-    "s": Perturbation("DeSIQ_s", Target.incorrect, Pool.partner_answer, "desiq_s", Direction.chance, Direction.chance,
-                      "", Scope.same_video),
-})
+SPLITS: Registry[Perturbation] = Registry(
+    "DeSIQ split variant",
+    {
+        "d": Perturbation(
+            "DeSIQ_d",
+            Target.incorrect,
+            Pool.partner_answer,
+            "desiq_d",
+            Direction.chance,
+            Direction.chance,
+            PAPER_DESIQ,
+            Scope.other_video,
+        ),
+        "s": Perturbation(
+            "DeSIQ_s",
+            Target.incorrect,
+            Pool.partner_answer,
+            "desiq_s",
+            Direction.chance,
+            Direction.chance,
+            "",
+            Scope.same_video,
+        ),
+    },
+)
 """The DeSIQ splits (section 3): RIWA on train and dev, with partners from other videos (d) or the
 same video (s). A model retrained on them without the video should be at chance (``bias``, ``sound``)
 when it sees the options only; with the question it may legitimately do better."""

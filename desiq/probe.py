@@ -91,8 +91,7 @@ class ProbeReport:
         return {**head, "results": [{**asdict(r), "ci95": list(r.ci95), "verdict": r.verdict} for r in self.results]}
 
     def get(self, perturbation: str, config: str = "A4", data: str = ORIGINAL) -> ProbeRow:
-        return next(r for r in self.results
-                    if (r.perturbation, r.config, r.data) == (perturbation, config, data))
+        return next(r for r in self.results if (r.perturbation, r.config, r.data) == (perturbation, config, data))
 
 
 def needs_ncaq_row(inputs: str) -> bool:
@@ -118,22 +117,43 @@ def correct(scores: Sequence[np.ndarray], items: Sequence[MCQAItem], config: str
     correct option scores strictly higher than the other."""
     if config == "A4":
         return np.array([int(np.argmax(s)) == item.answer_idx for s, item in zip(scores, items)])
-    return np.array([bool(np.all(np.delete(s, item.answer_idx) < s[item.answer_idx]))
-                     for s, item in zip(scores, items)])
+    return np.array(
+        [bool(np.all(np.delete(s, item.answer_idx) < s[item.answer_idx])) for s, item in zip(scores, items)]
+    )
 
 
-def score_cell(backend: ProbeBackend, items: Sequence[MCQAItem], config: str, seed: int, name: str,
-               data: str = ORIGINAL, inputs: str = "") -> ProbeRow:
+def score_cell(
+    backend: ProbeBackend,
+    items: Sequence[MCQAItem],
+    config: str,
+    seed: int,
+    name: str,
+    data: str = ORIGINAL,
+    inputs: str = "",
+) -> ProbeRow:
     """Score already viewed (and perturbed) items; the interval resamples whole videos."""
     hits = correct(backend.score(items), items, config)
-    return ProbeRow(perturbation=name, config=config, accuracy=float(hits.mean()),
-                    chance=float(np.mean([1 / len(item.options) for item in items])), n=len(items),
-                    ci95=cluster_bootstrap_ci(hits, [item.video for item in items], seed=seed), data=data,
-                    inputs=inputs)
+    return ProbeRow(
+        perturbation=name,
+        config=config,
+        accuracy=float(hits.mean()),
+        chance=float(np.mean([1 / len(item.options) for item in items])),
+        n=len(items),
+        ci95=cluster_bootstrap_ci(hits, [item.video for item in items], seed=seed),
+        data=data,
+        inputs=inputs,
+    )
 
 
-def evaluate(backend: ProbeBackend, items: Sequence[MCQAItem], perturbation: Perturbation | str | None,
-             config: str, seed: int, data: str = ORIGINAL, inputs: str = "") -> ProbeRow:
+def evaluate(
+    backend: ProbeBackend,
+    items: Sequence[MCQAItem],
+    perturbation: Perturbation | str | None,
+    config: str,
+    seed: int,
+    data: str = ORIGINAL,
+    inputs: str = "",
+) -> ProbeRow:
     """Score one cell of a trained backend: view the items in ``config``, perturb them, score.
 
     ``perturbation``: a record, the name of one, or None / ``original`` for the items as they are.
@@ -153,8 +173,15 @@ def _progress() -> Progress:
     return Progress(console=Console(stderr=True), transient=True)
 
 
-def run_probe(backend: ProbeBackend, train: Sequence[MCQAItem], eval_items: Sequence[MCQAItem], inputs: str,
-              seed: int = 0, names: tuple[str, str] = ("train", "eval"), probe_name: str = "") -> ProbeReport:
+def run_probe(
+    backend: ProbeBackend,
+    train: Sequence[MCQAItem],
+    eval_items: Sequence[MCQAItem],
+    inputs: str,
+    seed: int = 0,
+    names: tuple[str, str] = ("train", "eval"),
+    probe_name: str = "",
+) -> ProbeReport:
     """Fill the perturbation table on ``eval_items`` (see the module docstring for which probe fills which row).
 
     ``backend`` is refitted from scratch for each probe; it is left trained on the A4 questions with
@@ -172,8 +199,9 @@ def run_probe(backend: ProbeBackend, train: Sequence[MCQAItem], eval_items: Sequ
             progress.update(task, description=f"training and scoring {report.probe} on {seen} ({config})")
             backend.fit(view(train, config), seen, seed)
             if seen != inputs:
-                rows[ncaq.name, config] = score_cell(backend, view(eval_items, config), config, seed, ncaq.name,
-                                                     inputs=seen)
+                rows[ncaq.name, config] = score_cell(
+                    backend, view(eval_items, config), config, seed, ncaq.name, inputs=seen
+                )
             else:
                 for cell in [None, *options]:
                     row = evaluate(backend, eval_items, cell, config, seed, inputs=seen)
@@ -184,8 +212,14 @@ def run_probe(backend: ProbeBackend, train: Sequence[MCQAItem], eval_items: Sequ
     return report
 
 
-def debiased_rows(backend: ProbeBackend, train: Sequence[MCQAItem], eval_items: Sequence[MCQAItem],
-                  inputs: str, seed: int = 0, variants: Sequence[str] = DEBIASED) -> list[ProbeRow]:
+def debiased_rows(
+    backend: ProbeBackend,
+    train: Sequence[MCQAItem],
+    eval_items: Sequence[MCQAItem],
+    inputs: str,
+    seed: int = 0,
+    variants: Sequence[str] = DEBIASED,
+) -> list[ProbeRow]:
     """For each DeSIQ split: retrain ``backend`` from scratch on the rebuild of ``train`` (A4, and A2 pairs)
     and score the rebuild of ``eval_items``.
 
@@ -204,7 +238,8 @@ def debiased_rows(backend: ProbeBackend, train: Sequence[MCQAItem], eval_items: 
             for config in CONFIGS:
                 progress.update(task, description=f"training and scoring on {split.name} ({config})")
                 backend.fit(view(rebuilt_train, config), inputs, seed)
-                out.append(evaluate(backend, rebuilt_eval, None, config, seed, data=split.marker or variant,
-                                    inputs=inputs))
+                out.append(
+                    evaluate(backend, rebuilt_eval, None, config, seed, data=split.marker or variant, inputs=inputs)
+                )
                 progress.advance(task)
     return out

@@ -57,10 +57,12 @@ def _label(report: ProbeReport, name: str) -> str:
 
 def legend(report: ProbeReport) -> list[str]:
     """Which probe fills which row, in words."""
-    ncaq = ("NCAQ: a second probe trained and scored on the options only (inputs a: no question, no "
-            "transcript, video or audio), the paper's no-context-no-question experiment."
-            if needs_ncaq_row(report.inputs) else
-            "The probe sees the options only, so the original row is the paper's NCAQ experiment.")
+    ncaq = (
+        "NCAQ: a second probe trained and scored on the options only (inputs a: no question, no "
+        "transcript, video or audio), the paper's no-context-no-question experiment."
+        if needs_ncaq_row(report.inputs)
+        else "The probe sees the options only, so the original row is the paper's NCAQ experiment."
+    )
     return [
         f"- original: the probe trained on inputs `{report.inputs}` of the training file, scored on the eval "
         "file as it is; RIWI, RIWA, RAWI, RAWA: the same probe on the eval file so perturbed.",
@@ -103,16 +105,28 @@ def probe_markdown(report: ProbeReport) -> str:
         lines.append(_row(report, _label(report, name), name, ORIGINAL, _expected(report, name)))
     for split in SPLITS.values():
         if any(r.data == split.marker for r in report.results):
-            lines.append(_row(report, f"{split.name} (retrained)", ORIGINAL, split.marker or "",
-                              (split.expected, f"{split.sound.value} for an options-only probe")))
+            lines.append(
+                _row(
+                    report,
+                    f"{split.name} (retrained)",
+                    ORIGINAL,
+                    split.marker or "",
+                    (split.expected, f"{split.sound.value} for an options-only probe"),
+                )
+            )
     a4 = report.get(ORIGINAL, "A4")
-    lines += ["", f"Original data, A4: {a4.verdict}"
-              + (" — **biased**: the probe beats chance without the video." if a4.ci95[0] > a4.chance else ".")]
+    lines += [
+        "",
+        f"Original data, A4: {a4.verdict}"
+        + (" — **biased**: the probe beats chance without the video." if a4.ci95[0] > a4.chance else "."),
+    ]
     for split in SPLITS.values():
         if any(r.data == split.marker for r in report.results):
             row = report.get(ORIGINAL, "A4", split.marker or "")
-            lines.append(f"{split.name}, A4: {row.verdict}"
-                         + (" — a shortcut survives the rebuild." if row.ci95[0] > row.chance else "."))
+            lines.append(
+                f"{split.name}, A4: {row.verdict}"
+                + (" — a shortcut survives the rebuild." if row.ci95[0] > row.chance else ".")
+            )
     lines.append("")
     return "\n".join(lines)
 
@@ -140,8 +154,9 @@ def _tsne_points(features: np.ndarray, perplexity: float, seed: int) -> np.ndarr
     return points
 
 
-def tsne_figure(backend: ProbeBackend, items: Sequence[MCQAItem], path: Path, seed: int = 0,
-                max_options: int = 2000) -> None:
+def tsne_figure(
+    backend: ProbeBackend, items: Sequence[MCQAItem], path: Path, seed: int = 0, max_options: int = 2000
+) -> None:
     """t-SNE of option features, correct vs incorrect options (like Figure 3 of the DeSIQ paper)."""
     import matplotlib
 
@@ -168,8 +183,9 @@ def tsne_figure(backend: ProbeBackend, items: Sequence[MCQAItem], path: Path, se
     plt.close(fig)
 
 
-def write_probe_outputs(report: ProbeReport, out_dir: str | Path, backend: ProbeBackend | None = None,
-                        items: Sequence[MCQAItem] = ()) -> Path:
+def write_probe_outputs(
+    report: ProbeReport, out_dir: str | Path, backend: ProbeBackend | None = None, items: Sequence[MCQAItem] = ()
+) -> Path:
     """Write probe.json, probe.md and (given the backend and eval items) tsne.png."""
     out = Path(out_dir)
     write_json(out / "probe.json", report.to_json())

@@ -73,6 +73,17 @@ def to_a2(items: Sequence[MCQAItem]) -> list[MCQAItem]:
             first = len(pairs) % 2 == 0
             opts = (correct, item.options[j]) if first else (item.options[j], correct)
             kinds = (kind, item.option_kinds[j]) if first else (item.option_kinds[j], kind)
-            pairs.append(MCQAItem(f"{item.id}#{j}", f"{item.qid}#{j}", item.video, item.question, opts,
-                                  0 if first else 1, kinds, item.ts, item.question_key))
+            pairs.append(
+                MCQAItem(
+                    f"{item.id}#{j}",
+                    f"{item.qid}#{j}",
+                    item.video,
+                    item.question,
+                    opts,
+                    0 if first else 1,
+                    kinds,
+                    item.ts,
+                    item.question_key,
+                )
+            )
     return pairs

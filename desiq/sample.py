@@ -40,27 +40,57 @@ class Emotion:
 
 EMOTIONS = (
     Emotion("happy", ("happy", "delighted", "cheerful"), "smile", "smiles back warmly", (235, 200, 40), 660.0),
-    Emotion("sad", ("sad", "downcast", "disappointed"), "look at the floor", "offers quiet comfort",
-            (40, 70, 160), 220.0),
-    Emotion("angry", ("angry", "irritated", "furious"), "raise the voice", "steps back defensively",
-            (200, 30, 30), 440.0),
-    Emotion("nervous", ("nervous", "anxious", "uneasy"), "fidget with the hands", "tries to reassure",
-            (150, 60, 170), 880.0),
+    Emotion(
+        "sad", ("sad", "downcast", "disappointed"), "look at the floor", "offers quiet comfort", (40, 70, 160), 220.0
+    ),
+    Emotion(
+        "angry", ("angry", "irritated", "furious"), "raise the voice", "steps back defensively", (200, 30, 30), 440.0
+    ),
+    Emotion(
+        "nervous", ("nervous", "anxious", "uneasy"), "fidget with the hands", "tries to reassure", (150, 60, 170), 880.0
+    ),
     Emotion("calm", ("calm", "relaxed", "composed"), "speak slowly", "listens patiently", (40, 160, 90), 330.0),
 )
 
-PEOPLE = ("the woman in the red scarf", "the man with glasses", "the girl with the ponytail",
-          "the man in the grey suit", "the older woman", "the boy in the blue shirt",
-          "the host", "the man with the beard")
-TOPICS = ("the job interview", "the surprise party", "the broken vase", "the exam results", "the new neighbour",
-          "the wedding plans", "the lost dog", "the business deal", "the trip abroad", "the family dinner")
-HEDGES = ("although {pr} tries not to show it", "which shows in the way {pr} speaks",
-          "since the topic clearly matters to {ob}", "and {pr} keeps glancing at the others",
-          "even though {pr} says little about it")
-EXTREMES = ("{p} bursts out laughing and leaves the room.", "{p} throws a chair across the room.",
-            "{p} falls asleep in the middle of the talk.", "{p} starts singing loudly.",
-            "{p} says that it is all a big hoax.", "{p} runs away screaming.",
-            "{p} does not care about anything at all.", "{p} is a famous movie star.")
+PEOPLE = (
+    "the woman in the red scarf",
+    "the man with glasses",
+    "the girl with the ponytail",
+    "the man in the grey suit",
+    "the older woman",
+    "the boy in the blue shirt",
+    "the host",
+    "the man with the beard",
+)
+TOPICS = (
+    "the job interview",
+    "the surprise party",
+    "the broken vase",
+    "the exam results",
+    "the new neighbour",
+    "the wedding plans",
+    "the lost dog",
+    "the business deal",
+    "the trip abroad",
+    "the family dinner",
+)
+HEDGES = (
+    "although {pr} tries not to show it",
+    "which shows in the way {pr} speaks",
+    "since the topic clearly matters to {ob}",
+    "and {pr} keeps glancing at the others",
+    "even though {pr} says little about it",
+)
+EXTREMES = (
+    "{p} bursts out laughing and leaves the room.",
+    "{p} throws a chair across the room.",
+    "{p} falls asleep in the middle of the talk.",
+    "{p} starts singing loudly.",
+    "{p} says that it is all a big hoax.",
+    "{p} runs away screaming.",
+    "{p} does not care about anything at all.",
+    "{p} is a famous movie star.",
+)
 
 
 @dataclass(frozen=True)
@@ -115,10 +145,18 @@ def _questions(video: SampleVideo, rng: np.random.Generator, first: int) -> list
             options = [o if options.index(o) == i else o[:-1] + " at first." for i, o in enumerate(options)]
         order = rng.permutation(4)
         qid = f"{video.vid}_q{n}_0"
-        items.append(MCQAItem(
-            id=position_id(qid, first + n), qid=qid, video=video.vid, question=templates[n % len(templates)],
-            options=tuple(options[i] for i in order), answer_idx=int(np.argmin(order)),
-            option_kinds=tuple(kinds[i] for i in order), ts=f"0.00-{CLIP_SECONDS:.6f}"))
+        items.append(
+            MCQAItem(
+                id=position_id(qid, first + n),
+                qid=qid,
+                video=video.vid,
+                question=templates[n % len(templates)],
+                options=tuple(options[i] for i in order),
+                answer_idx=int(np.argmin(order)),
+                option_kinds=tuple(kinds[i] for i in order),
+                ts=f"0.00-{CLIP_SECONDS:.6f}",
+            )
+        )
     return items
 
 
@@ -130,10 +168,16 @@ def sample_videos(seed: int = SEED) -> dict[str, list[SampleVideo]]:
         videos = []
         for _ in range(n):
             people = rng.permutation(len(PEOPLE))[:2]
-            videos.append(SampleVideo(
-                vid=f"sample{k:03d}", emotion=EMOTIONS[k % len(EMOTIONS)], speaker=PEOPLE[people[0]],
-                listener=PEOPLE[people[1]], topic=TOPICS[rng.integers(len(TOPICS))],
-                n_questions=1 if k == 0 else int(rng.integers(4, 7))))
+            videos.append(
+                SampleVideo(
+                    vid=f"sample{k:03d}",
+                    emotion=EMOTIONS[k % len(EMOTIONS)],
+                    speaker=PEOPLE[people[0]],
+                    listener=PEOPLE[people[1]],
+                    topic=TOPICS[rng.integers(len(TOPICS))],
+                    n_questions=1 if k == 0 else int(rng.integers(4, 7)),
+                )
+            )
             k += 1
         out[split] = videos
     return out
@@ -155,9 +199,11 @@ def transcript_vtt(video: SampleVideo, seed: int = SEED) -> str:
     """A WebVTT transcript whose words give away the speaker's emotion."""
     rng = np.random.default_rng([seed, int(video.vid[-3:])])
     adj = video.emotion.adjectives
-    lines = (f"Honestly, I feel {adj[rng.integers(len(adj))]} about {video.topic}.",
-             f"You can tell, right? I am just so {adj[rng.integers(len(adj))]}.",
-             "Let us talk about it later.")
+    lines = (
+        f"Honestly, I feel {adj[rng.integers(len(adj))]} about {video.topic}.",
+        f"You can tell, right? I am just so {adj[rng.integers(len(adj))]}.",
+        "Let us talk about it later.",
+    )
     step = CLIP_SECONDS / len(lines)
     cues = [f"{_ts(i * step)} --> {_ts((i + 1) * step)}\n{line}" for i, line in enumerate(lines)]
     return "WEBVTT\n\n" + "\n\n".join(cues) + "\n"
@@ -175,7 +221,7 @@ def frames(video: SampleVideo) -> np.ndarray:
     out[:] = np.array(video.emotion.color, np.uint8)
     for t in range(n):
         x = int(t * (w - 16) / max(n - 1, 1))
-        out[t, h // 2 - 8:h // 2 + 8, x:x + 16] = 255
+        out[t, h // 2 - 8 : h // 2 + 8, x : x + 16] = 255
     return out
 
 
@@ -205,7 +251,7 @@ def write_mp4(path: Path, rgb: np.ndarray, audio: np.ndarray) -> None:
         container.mux(vstream.encode())
         chunk = 1024
         for start in range(0, len(audio), chunk):
-            piece = audio[start:start + chunk][None, :]
+            piece = audio[start : start + chunk][None, :]
             frame = av.AudioFrame.from_ndarray(piece, format="flt", layout="mono")
             frame.sample_rate, frame.pts, frame.time_base = SAMPLE_RATE, start, Fraction(1, SAMPLE_RATE)
             container.mux(astream.encode(frame))

@@ -29,10 +29,12 @@ def require_labels(items: Sequence[MCQAItem], source: str = "the questions") -> 
     option, so unlabelled (test) questions cannot be rebuilt."""
     unlabelled = [item for item in items if not item.labelled]
     if unlabelled:
-        raise ValueError(f"{source}: building a DeSIQ split needs labelled questions (answer_idx, ans_corr and "
-                         f"idx_types: the correct option is kept and every other one replaced), but "
-                         f"{len(unlabelled)} of {len(items)} have no label (first: qid {unlabelled[0].qid!r}); "
-                         "build from the train or val file")
+        raise ValueError(
+            f"{source}: building a DeSIQ split needs labelled questions (answer_idx, ans_corr and "
+            f"idx_types: the correct option is kept and every other one replaced), but "
+            f"{len(unlabelled)} of {len(items)} have no label (first: qid {unlabelled[0].qid!r}); "
+            "build from the train or val file"
+        )
 
 
 def check_split(original: Sequence[MCQAItem], rebuilt: Sequence[MCQAItem]) -> list[str]:
@@ -53,5 +55,4 @@ def check_split(original: Sequence[MCQAItem], rebuilt: Sequence[MCQAItem]) -> li
 
 def answer_repeated_as_distractor(items: Iterable[MCQAItem]) -> list[MCQAItem]:
     """Labelled items whose correct answer also appears as an incorrect option (a release defect)."""
-    return [item for item in items if item.labelled
-            and any(item.options[i] == item.answer for i in item.incorrect_idx)]
+    return [item for item in items if item.labelled and any(item.options[i] == item.answer for i in item.incorrect_idx)]

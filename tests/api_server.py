@@ -20,8 +20,10 @@ from pathlib import Path
 
 SERVING_MODULES = ("fastapi", "uvicorn", "openai")
 SERVING_MISSING = [name for name in SERVING_MODULES if importlib.util.find_spec(name) is None]
-SKIP_REASON = (f"transformers[serving] is not installed (missing {', '.join(SERVING_MISSING)}): "
-               "pip install 'transformers[serving]==5.24.0'")
+SKIP_REASON = (
+    f"transformers[serving] is not installed (missing {', '.join(SERVING_MISSING)}): "
+    "pip install 'transformers[serving]==5.24.0'"
+)
 
 # The processor chat template of llava-hf/llava-1.5-7b-hf: "USER: <image>\n{text} ASSISTANT:", the
 # prompt our LLaVA family format builds, so the server and the in-process backend see the same tokens.
@@ -63,11 +65,23 @@ class ServeProcess:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self, timeout: float = 180.0) -> ServeProcess:
-        command = [sys.executable, "-c", "import sys; from transformers.cli.transformers import main; sys.exit(main())",
-                   "serve", str(self.model_dir), "--host", "127.0.0.1", "--port", str(self.port), "--device", "cpu"]
+        command = [
+            sys.executable,
+            "-c",
+            "import sys; from transformers.cli.transformers import main; sys.exit(main())",
+            "serve",
+            str(self.model_dir),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--device",
+            "cpu",
+        ]
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=CHILD_ENV,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, env=CHILD_ENV, start_new_session=True
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -119,9 +133,12 @@ class FailingProxy:
                     self._forward(body)
 
             def _forward(self, body: bytes | None) -> None:
-                request = urllib.request.Request(proxy.upstream + self.path.removeprefix("/v1"), data=body,
-                                                 method="POST" if body is not None else "GET",
-                                                 headers={"Content-Type": "application/json"})
+                request = urllib.request.Request(
+                    proxy.upstream + self.path.removeprefix("/v1"),
+                    data=body,
+                    method="POST" if body is not None else "GET",
+                    headers={"Content-Type": "application/json"},
+                )
                 try:
                     with urllib.request.urlopen(request, timeout=300) as response:
                         self._answer(response.status, response.read())

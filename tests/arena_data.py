@@ -27,6 +27,15 @@ def as_battles(triples: list, annotators: int = 1, start: float = 1_700_000_000.
     battles = []
     for k, (a, b, label) in enumerate(triples):
         votes = tuple(Vote(f"ann{j}", label, "", start + k + j / 10) for j in range(annotators))
-        battles.append(Battle(id=f"b{k:05d}", item=f"i{k}", model_a=a, model_b=b, response_a=f"answer of {a}",
-                              response_b=f"answer of {b}", votes=votes))
+        battles.append(
+            Battle(
+                id=f"b{k:05d}",
+                item=f"i{k}",
+                model_a=a,
+                model_b=b,
+                response_a=f"answer of {a}",
+                response_b=f"answer of {b}",
+                votes=votes,
+            )
+        )
     return battles

@@ -12,9 +12,13 @@ import pytest
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER") or shutil.which("chromedriver")
-_MISSING = ("the browser tests need the selenium package" if importlib.util.find_spec("selenium") is None else
-            "Chromium and chromedriver are not installed (e.g. apt-get install chromium chromium-driver)"
-            if not (CHROMIUM and CHROMEDRIVER) else None)
+_MISSING = (
+    "the browser tests need the selenium package"
+    if importlib.util.find_spec("selenium") is None
+    else "Chromium and chromedriver are not installed (e.g. apt-get install chromium chromium-driver)"
+    if not (CHROMIUM and CHROMEDRIVER)
+    else None
+)
 needs_browser = pytest.mark.skipif(_MISSING is not None, reason=_MISSING or "")
 
 
@@ -26,9 +30,19 @@ def browser(profile: Path, width: int = 1100, height: int = 1000, console: bool 
 
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                 "--hide-scrollbars", f"--window-size={width},{height}", f"--user-data-dir={profile}"):
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        f"--window-size={width},{height}",
+        f"--user-data-dir={profile}",
+    ):
         opts.add_argument(flag)
     if console:
         opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})

@@ -16,8 +16,9 @@ SR = 16000
 FPS = 8
 
 
-def write_clip(path: Path, color: tuple[int, int, int], pitch_hz: float, seconds: float = 1.0,
-               size: tuple[int, int] = (64, 32)) -> Path:
+def write_clip(
+    path: Path, color: tuple[int, int, int], pitch_hz: float, seconds: float = 1.0, size: tuple[int, int] = (64, 32)
+) -> Path:
     """An mp4 (mpeg4 video + AAC audio) of one colour and one tone."""
     import av
 
@@ -33,7 +34,7 @@ def write_clip(path: Path, color: tuple[int, int, int], pitch_hz: float, seconds
         container.mux(video.encode())
         wave = tone(pitch_hz, seconds)
         for start in range(0, len(wave), 1024):
-            frame = av.AudioFrame.from_ndarray(wave[None, start:start + 1024], format="flt", layout="mono")
+            frame = av.AudioFrame.from_ndarray(wave[None, start : start + 1024], format="flt", layout="mono")
             frame.sample_rate, frame.pts, frame.time_base = SR, start, Fraction(1, SR)
             container.mux(audio.encode(frame))
         container.mux(audio.encode())
@@ -71,9 +72,11 @@ def build_tiny_open_clip(folder: Path, seed: int = 0) -> Path:
     import open_clip
     from safetensors.torch import save_file
 
-    cfg = {"embed_dim": 16,
-           "vision_cfg": {"image_size": 32, "layers": 2, "width": 32, "patch_size": 8, "head_width": 16},
-           "text_cfg": {"context_length": 16, "vocab_size": 64, "width": 32, "heads": 2, "layers": 1}}
+    cfg = {
+        "embed_dim": 16,
+        "vision_cfg": {"image_size": 32, "layers": 2, "width": 32, "patch_size": 8, "head_width": 16},
+        "text_cfg": {"context_length": 16, "vocab_size": 64, "width": 32, "heads": 2, "layers": 1},
+    }
     torch.manual_seed(seed)
     model = open_clip.model.CLIP(**cfg)
     folder.mkdir(parents=True, exist_ok=True)
@@ -87,8 +90,15 @@ def build_tiny_hf_clip(folder: Path, seed: int = 0) -> Path:
     from transformers import CLIPImageProcessor, CLIPVisionConfig, CLIPVisionModelWithProjection
 
     torch.manual_seed(seed)
-    config = CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-                              image_size=32, patch_size=8, projection_dim=12)
+    config = CLIPVisionConfig(
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        image_size=32,
+        patch_size=8,
+        projection_dim=12,
+    )
     CLIPVisionModelWithProjection(config).save_pretrained(folder)
     CLIPImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}).save_pretrained(folder)
     return folder
@@ -99,9 +109,18 @@ def build_tiny_wav2vec2(folder: Path, seed: int = 0) -> Path:
     from transformers import Wav2Vec2Config, Wav2Vec2FeatureExtractor, Wav2Vec2Model
 
     torch.manual_seed(seed)
-    config = Wav2Vec2Config(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
-                            conv_dim=(16, 16), conv_stride=(5, 4), conv_kernel=(10, 8), num_feat_extract_layers=2,
-                            num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2)
+    config = Wav2Vec2Config(
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        conv_dim=(16, 16),
+        conv_stride=(5, 4),
+        conv_kernel=(10, 8),
+        num_feat_extract_layers=2,
+        num_conv_pos_embeddings=16,
+        num_conv_pos_embedding_groups=2,
+    )
     Wav2Vec2Model(config).save_pretrained(folder)
     Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=SR).save_pretrained(folder)
     return folder
@@ -115,12 +134,23 @@ def build_tiny_t5(folder: Path, corpus: list[str], seed: int = 0, d_model: int =
     tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
     tok.normalizer = normalizers.Lowercase()
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train_from_iterator(corpus, trainers.WordLevelTrainer(special_tokens=["<pad>", "</s>", "<unk>"],
-                                                              show_progress=False))
+    tok.train_from_iterator(
+        corpus, trainers.WordLevelTrainer(special_tokens=["<pad>", "</s>", "<unk>"], show_progress=False)
+    )
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>")
-    config = T5Config(vocab_size=len(fast), d_model=d_model, d_kv=16, d_ff=2 * d_model, num_layers=layers,
-                      num_decoder_layers=1, num_heads=4, dropout_rate=0.0, pad_token_id=fast.pad_token_id,
-                      eos_token_id=fast.eos_token_id, decoder_start_token_id=fast.pad_token_id)
+    config = T5Config(
+        vocab_size=len(fast),
+        d_model=d_model,
+        d_kv=16,
+        d_ff=2 * d_model,
+        num_layers=layers,
+        num_decoder_layers=1,
+        num_heads=4,
+        dropout_rate=0.0,
+        pad_token_id=fast.pad_token_id,
+        eos_token_id=fast.eos_token_id,
+        decoder_start_token_id=fast.pad_token_id,
+    )
     torch.manual_seed(seed)
     T5ForConditionalGeneration(config).save_pretrained(folder)
     fast.save_pretrained(folder)
@@ -138,12 +168,22 @@ def build_tiny_bert(folder: Path, corpus: list[str], seed: int = 0, hidden: int 
     tok.normalizer = normalizers.Lowercase()
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     tok.train_from_iterator(corpus, trainers.WordLevelTrainer(special_tokens=specials, show_progress=False))
-    tok.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[
-        ("[CLS]", tok.token_to_id("[CLS]")), ("[SEP]", tok.token_to_id("[SEP]"))])
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
-                                   sep_token="[SEP]")
-    config = BertConfig(vocab_size=len(fast), hidden_size=hidden, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=2 * hidden, max_position_embeddings=512, pad_token_id=fast.pad_token_id)
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        special_tokens=[("[CLS]", tok.token_to_id("[CLS]")), ("[SEP]", tok.token_to_id("[SEP]"))],
+    )
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]"
+    )
+    config = BertConfig(
+        vocab_size=len(fast),
+        hidden_size=hidden,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=2 * hidden,
+        max_position_embeddings=512,
+        pad_token_id=fast.pad_token_id,
+    )
     torch.manual_seed(seed)
     BertModel(config).save_pretrained(folder)
     fast.save_pretrained(folder)
@@ -155,8 +195,14 @@ def build_tiny_vit(folder: Path, seed: int = 0, hidden: int = 40) -> Path:
     from transformers import ViTConfig, ViTImageProcessor, ViTModel
 
     torch.manual_seed(seed)
-    config = ViTConfig(hidden_size=hidden, num_hidden_layers=2, num_attention_heads=2, intermediate_size=2 * hidden,
-                       image_size=32, patch_size=8)
+    config = ViTConfig(
+        hidden_size=hidden,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=2 * hidden,
+        image_size=32,
+        patch_size=8,
+    )
     ViTModel(config).save_pretrained(folder)
     ViTImageProcessor(size={"height": 32, "width": 32}).save_pretrained(folder)
     return folder

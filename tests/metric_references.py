@@ -14,7 +14,7 @@ def lucene_ngram_distance(source: str, target: str, n: int = 2) -> float:
     p = [float(i) for i in range(sl + 1)]
     d = [0.0] * (sl + 1)
     for j in range(1, tl + 1):
-        t_j = ["\0"] * (n - j) + list(target[:j]) if j < n else list(target[j - n:j])
+        t_j = ["\0"] * (n - j) + list(target[:j]) if j < n else list(target[j - n : j])
         d[0] = float(j)
         for i in range(1, sl + 1):
             cost, tn = 0, n

@@ -28,13 +28,29 @@ def predict(task: str, reference: object, rng: random.Random, skill: float) -> o
     return " ".join(w for w in words if rng.random() < skill)
 
 
-def write_run(path: Path, model: str, seeds: list[int], skill: float, drop: dict[str, int], extra_tasks=(),
-              strict: bool = True, tasks=TASKS_USED, prefix: dict[str, str] | None = None) -> Path:
+def write_run(
+    path: Path,
+    model: str,
+    seeds: list[int],
+    skill: float,
+    drop: dict[str, int],
+    extra_tasks=(),
+    strict: bool = True,
+    tasks=TASKS_USED,
+    prefix: dict[str, str] | None = None,
+) -> Path:
     """An MM-Soc run folder; ``strict``: rows record strict validity (every third valid response fails it);
     ``prefix``: text put before every generation prediction of a task (hostile text for the escaping tests)."""
     path.mkdir(parents=True)
-    config = {"model": model, "tasks": list(tasks) + list(extra_tasks), "seeds": seeds, "greedy": False,
-              "prompt_version": "mmsoc-v1", "data": "sample", "split": "test"}
+    config = {
+        "model": model,
+        "tasks": list(tasks) + list(extra_tasks),
+        "seeds": seeds,
+        "greedy": False,
+        "prompt_version": "mmsoc-v1",
+        "data": "sample",
+        "split": "test",
+    }
     (path / "config.json").write_text(json.dumps(config))
     lines = []
     for task in tasks:
@@ -46,8 +62,16 @@ def write_run(path: Path, model: str, seeds: list[int], skill: float, drop: dict
                 parsed = predict(task, ex.label, rng, skill)
                 if parsed is not None and prefix and task in prefix:
                     parsed = prefix[task] + parsed
-                row = {"task": task, "id": ex.id, "seed": seed, "prompt_version": "mmsoc-v1", "raw": str(parsed),
-                       "parsed": parsed, "valid": parsed is not None, "reference": ex.label}
+                row = {
+                    "task": task,
+                    "id": ex.id,
+                    "seed": seed,
+                    "prompt_version": "mmsoc-v1",
+                    "raw": str(parsed),
+                    "parsed": parsed,
+                    "valid": parsed is not None,
+                    "reference": ex.label,
+                }
                 if strict:
                     row["strict_valid"] = parsed is not None and len(lines) % 3 != 0
                 lines.append(json.dumps(row))
@@ -64,10 +88,24 @@ def write_desiq_run(path: Path, model: str, shift: float = 0.0, position=((52, 3
     results = []
     for condition, a4 in DESIQ_CONDITIONS:
         for config, accuracy, chance in (("A4", a4 + shift, 0.25), ("A2", min(0.95, a4 + 0.2 + shift), 0.5)):
-            results.append({"condition": condition, "config": config, "accuracy": accuracy, "chance": chance,
-                            "n": 120, "ci95": [accuracy - 0.08, accuracy + 0.07], "success_rate": None})
-    metrics = {"model": model, "inputs": "q+a+t+v", "answer": "loglik", "results": results,
-               "position": {"chosen": list(position[0]), "gold": list(position[1])}}
+            results.append(
+                {
+                    "condition": condition,
+                    "config": config,
+                    "accuracy": accuracy,
+                    "chance": chance,
+                    "n": 120,
+                    "ci95": [accuracy - 0.08, accuracy + 0.07],
+                    "success_rate": None,
+                }
+            )
+    metrics = {
+        "model": model,
+        "inputs": "q+a+t+v",
+        "answer": "loglik",
+        "results": results,
+        "position": {"chosen": list(position[0]), "gold": list(position[1])},
+    }
     (path / "metrics.json").write_text(json.dumps(metrics))
     return path
 
@@ -78,9 +116,15 @@ ARENA_MODELS = (("model-a", 1041.5, 1012.0, 1070.2, 40), ("model-b", 958.5, 930.
 def write_ratings(path: Path) -> Path:
     """An arena ratings folder as ``mmsoc arena rate`` writes it (ratings.json, the command contract)."""
     path.mkdir(parents=True)
-    models = [{"model": m, "rating": r, "lower": lo, "upper": hi, "rank": 1, "battles": n}
-              for m, r, lo, hi, n in ARENA_MODELS]
-    ratings = {"method": "bt", "models": models, "elo": {m: r - 1.5 for m, r, *_ in ARENA_MODELS},
-               "agreement": {}, "dropped": 3}
+    models = [
+        {"model": m, "rating": r, "lower": lo, "upper": hi, "rank": 1, "battles": n} for m, r, lo, hi, n in ARENA_MODELS
+    ]
+    ratings = {
+        "method": "bt",
+        "models": models,
+        "elo": {m: r - 1.5 for m, r, *_ in ARENA_MODELS},
+        "agreement": {},
+        "dropped": 3,
+    }
     (path / "ratings.json").write_text(json.dumps(ratings))
     return path

@@ -13,8 +13,10 @@ import pytest
 
 REAL_SIQ2 = Path(__file__).resolve().parents[2] / "shared" / "data" / "siq2" / "qa_train.jsonl"
 
-REAL_DATA_MARKS = [pytest.mark.shared,
-                   pytest.mark.skipif(not REAL_SIQ2.exists(), reason="real Social-IQ 2.0 data not present")]
+REAL_DATA_MARKS = [
+    pytest.mark.shared,
+    pytest.mark.skipif(not REAL_SIQ2.exists(), reason="real Social-IQ 2.0 data not present"),
+]
 
 
 def needs_real_data(test):

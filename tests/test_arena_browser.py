@@ -35,8 +35,19 @@ class Server:
     """``mmsoc arena serve`` in a child process."""
 
     def __init__(self, battles: Path, db: Path, port: int):
-        self.args = [sys.executable, "-m", "mmsoc", "arena", "serve", "--battles", str(battles), "--db", str(db),
-                     "--port", str(port)]
+        self.args = [
+            sys.executable,
+            "-m",
+            "mmsoc",
+            "arena",
+            "serve",
+            "--battles",
+            str(battles),
+            "--db",
+            str(db),
+            "--port",
+            str(port),
+        ]
         self.url = f"http://127.0.0.1:{port}"
         self.proc: subprocess.Popen | None = None
 
@@ -116,10 +127,22 @@ def test_two_annotators_vote_through_a_killed_and_restarted_server(tmp_path):
     meme = Image.new("RGB", (240, 160), (30, 120, 200))
     ImageDraw.Draw(meme).text((20, 70), "when the test passes first time", fill=(255, 255, 255))
     meme.save(root / "meme.png")
-    battles = [Battle(f"b{k}", f"item{k}", "model-x", "model-y", f"answer x{k}", f"answer y{k}",
-                      task="social_context", prompt="Describe the cultural and social context of the image.",
-                      text=f"meme text {k}", data=str(root) if k % 2 == 0 else None,
-                      media=("meme.png",) if k % 2 == 0 else ()) for k in range(5)]
+    battles = [
+        Battle(
+            f"b{k}",
+            f"item{k}",
+            "model-x",
+            "model-y",
+            f"answer x{k}",
+            f"answer y{k}",
+            task="social_context",
+            prompt="Describe the cultural and social context of the image.",
+            text=f"meme text {k}",
+            data=str(root) if k % 2 == 0 else None,
+            media=("meme.png",) if k % 2 == 0 else (),
+        )
+        for k in range(5)
+    ]
     write_battles(tmp_path / "battles.jsonl", battles)
     db = tmp_path / "votes.sqlite"
     server = Server(tmp_path / "battles.jsonl", db, _free_port())

@@ -20,13 +20,32 @@ TASK = "image_description"
 def _run(folder: Path, model: str, responses: dict[str, str], seeds=(0,), data: str = "sample") -> Path:
     """A run folder as ``mmsoc eval`` writes it: config.json and one logged row per (item, seed)."""
     folder.mkdir(parents=True)
-    config = {"model": model, "tasks": [TASK], "data": data, "split": "test", "adapter": None,
-              "seeds": None if seeds == (None,) else list(seeds), "greedy": seeds == (None,),
-              "prompt_version": {TASK: "mmsoc-v1"}}
+    config = {
+        "model": model,
+        "tasks": [TASK],
+        "data": data,
+        "split": "test",
+        "adapter": None,
+        "seeds": None if seeds == (None,) else list(seeds),
+        "greedy": seeds == (None,),
+        "prompt_version": {TASK: "mmsoc-v1"},
+    }
     (folder / "config.json").write_text(json.dumps(config))
-    rows = [{"task": TASK, "id": item, "seed": seed, "prompt_version": "mmsoc-v1", "raw": f"{text} (seed {seed})",
-             "parsed": text, "valid": True, "strict_valid": True, "reference": "ref"}
-            for seed in seeds for item, text in responses.items()]
+    rows = [
+        {
+            "task": TASK,
+            "id": item,
+            "seed": seed,
+            "prompt_version": "mmsoc-v1",
+            "raw": f"{text} (seed {seed})",
+            "parsed": text,
+            "valid": True,
+            "strict_valid": True,
+            "reference": "ref",
+        }
+        for seed in seeds
+        for item, text in responses.items()
+    ]
     (folder / "predictions.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     return folder
 
@@ -36,8 +55,9 @@ def runs(tmp_path):
     ids = [example.id for example in load_examples(TASK, "sample").examples[:5]]
     return ids, [
         _run(tmp_path / "r1", "org/model-one", {i: f"one says {i}" for i in ids}, seeds=(2, 0, 1)),
-        _run(tmp_path / "r2", str(tmp_path / "local" / "model-two"), {i: f"two says {i}" for i in ids[:4]},
-             seeds=(None,)),
+        _run(
+            tmp_path / "r2", str(tmp_path / "local" / "model-two"), {i: f"two says {i}" for i in ids[:4]}, seeds=(None,)
+        ),
         _run(tmp_path / "r3", "model-three", {i: f"three says {i}" for i in ids}),
     ]
 
@@ -90,18 +110,23 @@ def test_seeded_sample_per_pair(runs, tmp_path):
     assert all(b.position_seed == 5 for b in a)
 
 
-@pytest.mark.parametrize("case, message", [
-    ("one run", "at least two run folders"),
-    ("same model", "are both named 'model-three'; name them with --names"),
-    ("other data", "battles need the same items"),
-    ("not a run", "not a run folder"),
-    ("names", "--names gives 1 names for 2 runs"),
-])
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("one run", "at least two run folders"),
+        ("same model", "are both named 'model-three'; name them with --names"),
+        ("other data", "battles need the same items"),
+        ("not a run", "not a run folder"),
+        ("names", "--names gives 1 names for 2 runs"),
+    ],
+)
 def test_bad_runs_get_one_line_errors(runs, tmp_path, case, message):
     _, folders = runs
-    other = {"same model": _run(tmp_path / "x", "model-three", {"1": "x"}),
-             "other data": _run(tmp_path / "y", "m", {"1": "y"}, data=str(tmp_path)),
-             "not a run": tmp_path}.get(case, folders[0])
+    other = {
+        "same model": _run(tmp_path / "x", "model-three", {"1": "x"}),
+        "other data": _run(tmp_path / "y", "m", {"1": "y"}, data=str(tmp_path)),
+        "not a run": tmp_path,
+    }.get(case, folders[0])
     args = ["--runs", str(folders[2])] + ([] if case == "one run" else ["--runs", str(other)])
     result = _pair(*args, *(["--names", "x"] if case == "names" else []), "--out", str(tmp_path / "o.jsonl"))
     assert result.exit_code == 2 and message in result.output
@@ -109,23 +134,35 @@ def test_bad_runs_get_one_line_errors(runs, tmp_path, case, message):
     assert not (tmp_path / "o.jsonl").exists()
 
 
-GOOD = {"id": "b1", "item": "i1", "model_a": "x", "model_b": "y", "response_a": "ra", "response_b": "",
-        "votes": [{"annotator": "ann", "label": "A", "critique": "", "time": 1.0}]}
+GOOD = {
+    "id": "b1",
+    "item": "i1",
+    "model_a": "x",
+    "model_b": "y",
+    "response_a": "ra",
+    "response_b": "",
+    "votes": [{"annotator": "ann", "label": "A", "critique": "", "time": 1.0}],
+}
 
 
-@pytest.mark.parametrize("change, where", [
-    ({"votes": [{"annotator": "ann", "label": "C", "time": 1.0}]}, "line 2: field 'votes[0].label'"),
-    ({"votes": [{"annotator": "ann", "label": "A"}]}, "line 2: field 'votes[0].time'"),
-    ({"votes": [{"annotator": "a", "label": "A", "time": 1}, {"annotator": "a", "label": "B", "time": 2}]},
-     "line 2: field 'votes[1].annotator': annotator 'a' votes twice"),
-    ({"model_b": "x"}, "line 2: field 'model_b': model_a and model_b must differ"),
-    ({"response_a": 5}, "line 2: field 'response_a': expected a string, got int"),
-    ({"media": ["../secret.png"], "data": "sample"}, "line 2: field 'media[0]': must be a path inside"),
-    ({"media": ["/etc/passwd"], "data": "sample"}, "line 2: field 'media[0]'"),
-    ({"media": ["a.png"]}, "line 2: field 'data': media need a data root"),
-    ({"winner": "A"}, "line 2: field 'winner': unknown field"),
-    ({"id": "b0"}, "line 2: field 'id': battle id 'b0' also on line 1"),
-])
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        ({"votes": [{"annotator": "ann", "label": "C", "time": 1.0}]}, "line 2: field 'votes[0].label'"),
+        ({"votes": [{"annotator": "ann", "label": "A"}]}, "line 2: field 'votes[0].time'"),
+        (
+            {"votes": [{"annotator": "a", "label": "A", "time": 1}, {"annotator": "a", "label": "B", "time": 2}]},
+            "line 2: field 'votes[1].annotator': annotator 'a' votes twice",
+        ),
+        ({"model_b": "x"}, "line 2: field 'model_b': model_a and model_b must differ"),
+        ({"response_a": 5}, "line 2: field 'response_a': expected a string, got int"),
+        ({"media": ["../secret.png"], "data": "sample"}, "line 2: field 'media[0]': must be a path inside"),
+        ({"media": ["/etc/passwd"], "data": "sample"}, "line 2: field 'media[0]'"),
+        ({"media": ["a.png"]}, "line 2: field 'data': media need a data root"),
+        ({"winner": "A"}, "line 2: field 'winner': unknown field"),
+        ({"id": "b0"}, "line 2: field 'id': battle id 'b0' also on line 1"),
+    ],
+)
 def test_bad_battle_lines_are_located(tmp_path, change, where):
     path = tmp_path / "votes.jsonl"
     first = {**GOOD, "id": "b0"}

@@ -52,8 +52,12 @@ def fc_preprocess_for_bt(df):
     schedule[df["winner"] == "model_a", 2] = 2
     schedule[df["winner"] == "model_b", 2] = 0
     matchups_outcomes, weights = np.unique(schedule, return_counts=True, axis=0)
-    return matchups_outcomes[:, [0, 1]], matchups_outcomes[:, 2].astype(np.float64) / 2.0, models, \
-        weights.astype(np.float64)
+    return (
+        matchups_outcomes[:, [0, 1]],
+        matchups_outcomes[:, 2].astype(np.float64) / 2.0,
+        models,
+        weights.astype(np.float64),
+    )
 
 
 def fc_bt_loss_and_grad(ratings_, matchups, outcomes, weights, alpha=1.0):
@@ -67,9 +71,14 @@ def fc_bt_loss_and_grad(ratings_, matchups, outcomes, weights, alpha=1.0):
 
 
 def fc_fit_bt(matchups, outcomes, weights, n_models, alpha, tol=1e-6):
-    result = minimize(fun=fc_bt_loss_and_grad, x0=np.zeros(n_models, dtype=np.float64),
-                      args=(matchups, outcomes, weights, alpha), jac=True, method="L-BFGS-B",
-                      options={"disp": False, "maxiter": 100, "gtol": tol})
+    result = minimize(
+        fun=fc_bt_loss_and_grad,
+        x0=np.zeros(n_models, dtype=np.float64),
+        args=(matchups, outcomes, weights, alpha),
+        jac=True,
+        method="L-BFGS-B",
+        options={"disp": False, "maxiter": 100, "gtol": tol},
+    )
     return result["x"]
 
 
@@ -86,6 +95,8 @@ def fc_compute_bootstrap_bt(df, num_round, base=10.0, scale=400.0, init_rating=1
     boot_weights = idxs.astype(np.float64) / len(df)
     results = [fc_fit_bt(matchups, outcomes, w, len(models), np.log(base), tol) for w in boot_weights]
     return pd.DataFrame(np.array(results) * scale + init_rating, columns=models)
+
+
 # --- end of the copy ------------------------------------------------------------------------------------
 
 
@@ -197,13 +208,26 @@ def test_chance_levels_equal_enumeration(annotators):
 
 def _battle(k: int, labels: list[str], times: list[float] | None = None) -> Battle:
     times = times or [100.0 + j for j in range(len(labels))]
-    return Battle(f"b{k}", f"i{k}", "x", "y", "ra", "rb",
-                  votes=tuple(Vote(f"a{j}", label, "", t) for j, (label, t) in enumerate(zip(labels, times))))
+    return Battle(
+        f"b{k}",
+        f"i{k}",
+        "x",
+        "y",
+        "ra",
+        "rb",
+        votes=tuple(Vote(f"a{j}", label, "", t) for j, (label, t) in enumerate(zip(labels, times))),
+    )
 
 
 def test_majority_drops_and_counts_disagreement():
-    battles = [_battle(0, ["A", "A", "B"]), _battle(1, ["A", "B", "tie"]), _battle(2, ["tie", "tie", "tie"]),
-               _battle(3, ["A", "B"]), _battle(4, ["A", "A", "B", "B"]), _battle(5, ["both_bad", "A", "both_bad"])]
+    battles = [
+        _battle(0, ["A", "A", "B"]),
+        _battle(1, ["A", "B", "tie"]),
+        _battle(2, ["tie", "tie", "tie"]),
+        _battle(3, ["A", "B"]),
+        _battle(4, ["A", "A", "B", "B"]),
+        _battle(5, ["both_bad", "A", "both_bad"]),
+    ]
     agg = aggregate(battles, min_annotators=3)
     assert [(o.battle.id, o.label) for o in agg.outcomes] == [("b0", "A"), ("b2", "tie"), ("b5", "both_bad")]
     assert (agg.too_few, agg.all_disagree, agg.no_majority, agg.dropped) == (1, 1, 1, 2)
@@ -218,8 +242,12 @@ def test_majority_drops_and_counts_disagreement():
 
 
 def test_elo_order_is_first_vote_time_then_file_order():
-    battles = [_battle(0, ["A"], [50.0]), _battle(1, ["B"], [10.0]), _battle(2, ["A"], [50.0]),
-               _battle(3, ["tie", "tie"], [60.0, 70.0])]
+    battles = [
+        _battle(0, ["A"], [50.0]),
+        _battle(1, ["B"], [10.0]),
+        _battle(2, ["A"], [50.0]),
+        _battle(3, ["tie", "tie"], [60.0, 70.0]),
+    ]
     assert [o.battle.id for o in aggregate(battles, 1).outcomes] == ["b1", "b0", "b2", "b3"]
     battles[3] = _battle(3, ["tie", "tie"], [60.0, 5.0])  # its first vote (the earliest) now comes first
     assert [o.battle.id for o in aggregate(battles, 1).outcomes] == ["b3", "b1", "b0", "b2"]

@@ -47,8 +47,9 @@ def votes(tmp_path_factory):
 
 
 def _rate(votes_path, out, *extra):
-    result = CliRunner().invoke(app, ["arena", "rate", "--votes", str(votes_path), "--out", str(out),
-                                      "--bootstrap", "40", *extra])
+    result = CliRunner().invoke(
+        app, ["arena", "rate", "--votes", str(votes_path), "--out", str(out), "--bootstrap", "40", *extra]
+    )
     assert result.exit_code == 0, result.output
     return json.loads((out / "ratings.json").read_text())
 
@@ -102,8 +103,13 @@ def test_bias_checks_and_matrices(votes, tmp_path):
     assert extra["win_rate"][s][w] == pytest.approx(wins / decided)
     assert extra["battle_counts"][s][w] == extra["battle_counts"][w][s] == len(pair)
     assert extra["warnings"] == []
-    assert extra["battles"] == {"in_file": 300, "rated": len(kept), "too_few_votes": 0,
-                                "all_disagree": 300 - len(kept), "no_majority": 0}
+    assert extra["battles"] == {
+        "in_file": 300,
+        "rated": len(kept),
+        "too_few_votes": 0,
+        "all_disagree": 300 - len(kept),
+        "no_majority": 0,
+    }
 
 
 def test_report_is_self_contained_says_fastchat_and_is_deterministic(votes, tmp_path):
@@ -139,11 +145,26 @@ def test_too_few_annotators_is_one_clear_error(votes, tmp_path):
 
 
 def test_a_model_that_never_loses_is_flagged(tmp_path):
-    battles = [Battle(f"b{k}", f"i{k}", "x", "y", "long answer", "short", votes=(Vote("p", "A", "", float(k)),))
-               for k in range(4)]
+    battles = [
+        Battle(f"b{k}", f"i{k}", "x", "y", "long answer", "short", votes=(Vote("p", "A", "", float(k)),))
+        for k in range(4)
+    ]
     write_battles(tmp_path / "votes.jsonl", battles)
-    result = CliRunner().invoke(app, ["arena", "rate", "--votes", str(tmp_path / "votes.jsonl"), "--out",
-                                      str(tmp_path / "r"), "--min-annotators", "1", "--bootstrap", "10"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "arena",
+            "rate",
+            "--votes",
+            str(tmp_path / "votes.jsonl"),
+            "--out",
+            str(tmp_path / "r"),
+            "--min-annotators",
+            "1",
+            "--bootstrap",
+            "10",
+        ],
+    )
     assert result.exit_code == 0 and "warning: The Bradley-Terry ratings have no finite" in result.output
     extra = json.loads((tmp_path / "r/analysis.json").read_text())
     assert len(extra["warnings"]) == 1

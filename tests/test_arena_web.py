@@ -34,11 +34,20 @@ def data(tmp_path):
 
 def _battles(root) -> list[Battle]:
     common = dict(model_a="model-x", model_b="model-y", task="image_description", prompt="Describe the scene.")
-    return [Battle("b-img", "i1", response_a="<script>alert(1)</script>", response_b="a red box", data=str(root),
-                   media=("img/ok.png",), text="meme text", **common),
-            Battle("b-frames", "i2", response_a="frames one", response_b="", data=str(root), media=("frames",),
-                   **common),
-            Battle("b-text", "i3", response_a="text one", response_b="text two", **common)]
+    return [
+        Battle(
+            "b-img",
+            "i1",
+            response_a="<script>alert(1)</script>",
+            response_b="a red box",
+            data=str(root),
+            media=("img/ok.png",),
+            text="meme text",
+            **common,
+        ),
+        Battle("b-frames", "i2", response_a="frames one", response_b="", data=str(root), media=("frames",), **common),
+        Battle("b-text", "i3", response_a="text one", response_b="text two", **common),
+    ]
 
 
 @pytest.fixture()
@@ -49,8 +58,11 @@ def served(tmp_path, data):
 
 
 def _vote(client, annotator, battle, label, critique=""):
-    return client.post("/vote", data={"annotator": annotator, "battle": battle, "label": label, "critique": critique},
-                       follow_redirects=False)
+    return client.post(
+        "/vote",
+        data={"annotator": annotator, "battle": battle, "label": label, "critique": critique},
+        follow_redirects=False,
+    )
 
 
 def _shown(client, annotator) -> str | None:
@@ -78,24 +90,32 @@ def test_annotator_votes_through_every_battle_once(served):
     assert sorted(seen) == ["b-frames", "b-img", "b-text"]
     done = client.get("/vote", params={"annotator": "alice"})
     assert 'id="done"' in done.text and "voted on 3 of 3" in done.text
-    assert [(b, v.annotator, v.label, v.critique) for b, v in store.votes()] == \
-        [(b, "alice", "A", f"critique of {b}") for b in seen]
-    assert client.get("/progress").json() == {"battles": 3, "votes": 3, "annotators": {"alice": 3},
-                                              "battles_by_votes": {"0": 0, "1": 3}}
+    assert [(b, v.annotator, v.label, v.critique) for b, v in store.votes()] == [
+        (b, "alice", "A", f"critique of {b}") for b in seen
+    ]
+    assert client.get("/progress").json() == {
+        "battles": 3,
+        "votes": 3,
+        "annotators": {"alice": 3},
+        "battles_by_votes": {"0": 0, "1": 3},
+    }
     # another annotator starts on a battle with the fewest votes
     _vote(client, "bob", "b-text", "tie")
     assert _shown(client, "carol") in ("b-img", "b-frames")
 
 
-@pytest.mark.parametrize("form, status, message", [
-    ({"battle": "nope", "label": "A"}, 404, "no battle"),
-    ({"battle": "b-img", "label": "C"}, 422, "label must be one of A, B, tie, both_bad"),
-    ({"battle": "b-img", "label": ""}, 422, "label must be one of"),
-    ({"battle": "b-img", "label": "B"}, 409, "already voted"),
-    ({"battle": "b-img", "label": "A", "annotator": "bad name!"}, 422, "annotator name"),
-    ({"battle": "b-img", "label": "A", "annotator": ""}, 422, "annotator name"),
-    ({"battle": "b-text", "label": "A", "critique": "x" * 10_001}, 422, "critique longer"),
-])
+@pytest.mark.parametrize(
+    "form, status, message",
+    [
+        ({"battle": "nope", "label": "A"}, 404, "no battle"),
+        ({"battle": "b-img", "label": "C"}, 422, "label must be one of A, B, tie, both_bad"),
+        ({"battle": "b-img", "label": ""}, 422, "label must be one of"),
+        ({"battle": "b-img", "label": "B"}, 409, "already voted"),
+        ({"battle": "b-img", "label": "A", "annotator": "bad name!"}, 422, "annotator name"),
+        ({"battle": "b-img", "label": "A", "annotator": ""}, 422, "annotator name"),
+        ({"battle": "b-text", "label": "A", "critique": "x" * 10_001}, 422, "critique longer"),
+    ],
+)
 def test_bad_requests_get_4xx_and_change_nothing(served, form, status, message):
     store, client = served
     assert _vote(client, "alice", "b-img", "A").status_code == 303
@@ -112,8 +132,11 @@ def test_media_only_from_inside_the_data_root(served, data, tmp_path):
     assert image.content == (data / "img" / "ok.png").read_bytes()
     frames = [client.get(f"/media/b-frames/{k}") for k in range(4)]
     assert [f.status_code for f in frames] == [200, 200, 200, 404]
-    assert [Image.open(io.BytesIO(f.content)).getpixel((0, 0)) for f in frames[:3]] == [(0, 0, 0), (0, 80, 0),
-                                                                                     (0, 160, 0)]
+    assert [Image.open(io.BytesIO(f.content)).getpixel((0, 0)) for f in frames[:3]] == [
+        (0, 0, 0),
+        (0, 80, 0),
+        (0, 160, 0),
+    ]
     for url in ("/media/b-img/1", "/media/b-text/0", "/media/nope/0", "/media/b-img/-1"):
         assert client.get(url).status_code == 404
     # a link inside the root that points outside: refused when serving starts, and never served
@@ -124,8 +147,9 @@ def test_media_only_from_inside_the_data_root(served, data, tmp_path):
     answer = client.get("/media/b-link/0")
     assert answer.status_code == 404 and b"not for annotators" not in answer.content
     write_battles(tmp_path / "escaping.jsonl", [escaping])
-    result = CliRunner().invoke(app, ["arena", "serve", "--battles", str(tmp_path / "escaping.jsonl"),
-                                      "--db", str(tmp_path / "other.sqlite")])
+    result = CliRunner().invoke(
+        app, ["arena", "serve", "--battles", str(tmp_path / "escaping.jsonl"), "--db", str(tmp_path / "other.sqlite")]
+    )
     assert result.exit_code == 2 and "field 'media[0]'" in result.output and "outside the data root" in result.output
 
 
@@ -153,8 +177,10 @@ def test_export_writes_the_votes_file(served, tmp_path):
     assert result.exit_code == 0, result.output
     battles = read_battles(out)
     assert [b.id for b in battles] == ["b-img", "b-frames", "b-text"]
-    assert [(v.annotator, v.label, v.critique) for v in battles[2].votes] == [("bob", "B", "two is kinder"),
-                                                                             ("alice", "tie", "")]
+    assert [(v.annotator, v.label, v.critique) for v in battles[2].votes] == [
+        ("bob", "B", "two is kinder"),
+        ("alice", "tie", ""),
+    ]
     assert json.loads(out.read_text().splitlines()[0])["votes"][0]["annotator"] == "alice"
     missing = CliRunner().invoke(app, ["arena", "export", "--db", str(tmp_path / "none.sqlite"), "--out", str(out)])
     assert missing.exit_code == 2 and "vote database not found" in missing.output

@@ -34,8 +34,12 @@ def images(tmp_path_factory):
 
 def _requests(paths, seed):
     rng = random.Random(0)
-    return [Request("hate", f"m{i}", (ImagePart(path), Text(TASKS["hate"].prompt + " meme" * rng.randint(0, 10))),
-                    seed=seed) for i, path in enumerate(paths)]
+    return [
+        Request(
+            "hate", f"m{i}", (ImagePart(path), Text(TASKS["hate"].prompt + " meme" * rng.randint(0, 10))), seed=seed
+        )
+        for i, path in enumerate(paths)
+    ]
 
 
 def test_prompt_formats_per_family():
@@ -43,14 +47,18 @@ def test_prompt_formats_per_family():
     parts = (ImagePart("x.png"), Text(prompt))
     assert format_prompt("llava", None, parts) == f"USER: <image>\n{prompt} ASSISTANT:"
     assert format_prompt("llava", None, parts[1:]) == f"USER: {prompt} ASSISTANT:"
-    assert format_prompt("llava", None, (ImagePart("a"), ImagePart("b"), Text(prompt))) == \
-        f"USER: <image>\n<image>\n{prompt} ASSISTANT:"
+    assert (
+        format_prompt("llava", None, (ImagePart("a"), ImagePart("b"), Text(prompt)))
+        == f"USER: <image>\n<image>\n{prompt} ASSISTANT:"
+    )
     assert format_prompt("blip2", None, parts) == f"Question: {prompt} Answer:"
     assert format_prompt("instructblip", None, parts) == prompt
     tok = build_tokenizer()
-    tok.chat_template = ("{% for m in messages %}<{{ m.role }}>{% for c in m.content %}"
-                         "{% if c.type == 'image' %}[IMG]{% else %}{{ c.text }}{% endif %}{% endfor %}{% endfor %}"
-                         "{% if add_generation_prompt %}<assistant>{% endif %}")
+    tok.chat_template = (
+        "{% for m in messages %}<{{ m.role }}>{% for c in m.content %}"
+        "{% if c.type == 'image' %}[IMG]{% else %}{{ c.text }}{% endif %}{% endfor %}{% endfor %}"
+        "{% if add_generation_prompt %}<assistant>{% endif %}"
+    )
     assert format_prompt("generic", tok, parts) == f"<user>[IMG]{prompt}<assistant>"
     assert compose_prompt("Q?", 'a "b"') == 'Text: "a "b""\nQ?'
     assert compose_prompt("Q?", "") == "Q?"

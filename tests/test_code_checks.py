@@ -1,4 +1,4 @@
-"""The code stays lint-clean (ruff, with the rules in pyproject.toml) and type-checks (mypy, on the
+"""The code stays lint-clean and formatted (ruff, with the settings in pyproject.toml) and type-checks (mypy, on the
 packages listed there)."""
 
 from __future__ import annotations
@@ -16,6 +16,11 @@ def _run(*args: str) -> subprocess.CompletedProcess:
 
 def test_ruff_finds_nothing():
     result = _run("ruff", "check", "--no-cache", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_would_change_nothing():
+    result = _run("ruff", "format", "--check", "--no-cache", ".")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -38,8 +38,23 @@ def desiq(*args: str, code: int = 0):
 
 
 def eval_args(siq, family: str, out: Path, *extra: str) -> list[str]:
-    return ["eval", "--model", siq.models[family], "--data", siq.sample, "--out", out, "--limit", str(LIMIT),
-            "--num-frames", "4", "--cache-dir", siq.cache, "--no-progress", *extra]
+    return [
+        "eval",
+        "--model",
+        siq.models[family],
+        "--data",
+        siq.sample,
+        "--out",
+        out,
+        "--limit",
+        str(LIMIT),
+        "--num-frames",
+        "4",
+        "--cache-dir",
+        siq.cache,
+        "--no-progress",
+        *extra,
+    ]
 
 
 def rows_of(run: Path) -> list[dict]:
@@ -108,8 +123,9 @@ def _loglik_by_hand(model, proc, family: str, prompt: str, frames: np.ndarray | 
         media = {} if frames is None else {"images": [list(frames)]}
     else:
         parts = ([] if frames is None else [{"type": "video"}]) + [{"type": "text", "text": prompt}]
-        text = proc.apply_chat_template([{"role": "user", "content": parts}], add_generation_prompt=True,
-                                        tokenize=False)
+        text = proc.apply_chat_template(
+            [{"role": "user", "content": parts}], add_generation_prompt=True, tokenize=False
+        )
         media = {} if frames is None else {"videos": [frames]}
         if family == "qwen2_vl" and frames is not None:  # the reference (qwen-vl-utils) pixel cap per frame
             media["cap_pixels_per_frame"] = True
@@ -136,8 +152,11 @@ def test_loglik_equals_a_forward_pass_by_hand(siq, family):
     items = {item.id: item for item in sample_items("val")}
     checked = 0
     for row in rows_of(run):
-        if row["config"] != "A4" or row["condition"] not in ("original", "NCAQ", "RIWA") or row["source"] not in \
-                list(items)[:2]:
+        if (
+            row["config"] != "A4"
+            or row["condition"] not in ("original", "NCAQ", "RIWA")
+            or row["source"] not in list(items)[:2]
+        ):
             continue
         item, blind = items[row["source"]], row["condition"] == "NCAQ"
         frames = None if blind else _frames(siq.sample / "video" / f"{item.video}.mp4", 4)
@@ -179,8 +198,9 @@ def test_predictions_do_not_change_with_batch_size(siq, tmp_path, family):
     desiq(*eval_args(siq, family, tmp_path / "b1", *extra, "--batch-size", "1"))
     desiq(*eval_args(siq, family, tmp_path / "b9", *extra, "--batch-size", "9"))
     one, nine = rows_of(tmp_path / "b1"), rows_of(tmp_path / "b9")
-    assert [{k: v for k, v in r.items() if k != "scores"} for r in one] == \
-        [{k: v for k, v in r.items() if k != "scores"} for r in nine]
+    assert [{k: v for k, v in r.items() if k != "scores"} for r in one] == [
+        {k: v for k, v in r.items() if k != "scores"} for r in nine
+    ]
     for a, b in zip(one, nine):
         assert a["scores"] == pytest.approx(b["scores"], rel=1e-6, abs=1e-6)
     assert (tmp_path / "b1/metrics.json").read_bytes() == (tmp_path / "b9/metrics.json").read_bytes()
@@ -188,11 +208,20 @@ def test_predictions_do_not_change_with_batch_size(siq, tmp_path, family):
 
 def test_a_different_configuration_is_refused_and_a_qa_file_cannot_show_video(siq, tmp_path):
     desiq(*eval_args(siq, "llava15", tmp_path / "r", "--conditions", "original", "--inputs", "q+a"))
-    refused = desiq(*eval_args(siq, "llava15", tmp_path / "r", "--conditions", "original", "--inputs", "q+a+v"),
-                    code=2)
+    refused = desiq(*eval_args(siq, "llava15", tmp_path / "r", "--conditions", "original", "--inputs", "q+a+v"), code=2)
     assert "different run" in refused.output and "inputs" in refused.output
-    single = desiq("eval", "--model", siq.models["llava15"], "--data", siq.sample / "qa" / "qa_val.json",
-                   "--out", tmp_path / "s", "--inputs", "q+a+v", code=2)
+    single = desiq(
+        "eval",
+        "--model",
+        siq.models["llava15"],
+        "--data",
+        siq.sample / "qa" / "qa_val.json",
+        "--out",
+        tmp_path / "s",
+        "--inputs",
+        "q+a+v",
+        code=2,
+    )
     assert "need media (video)" in single.output and not (tmp_path / "s").exists()
 
 
@@ -202,8 +231,24 @@ def test_missing_and_undecodable_videos_are_asked_without_and_counted(siq, tmp_p
     (data / "video" / "sample040.mp4").unlink()
     (data / "video" / "sample041.mp4").write_bytes(b"not a video")
     run = tmp_path / "run"
-    desiq("eval", "--model", siq.models["qwen2_vl"], "--data", data, "--out", run, "--limit", str(LIMIT),
-          "--conditions", "original", "--inputs", "q+a+v", "--cache-dir", tmp_path / "cache", "--no-progress")
+    desiq(
+        "eval",
+        "--model",
+        siq.models["qwen2_vl"],
+        "--data",
+        data,
+        "--out",
+        run,
+        "--limit",
+        str(LIMIT),
+        "--conditions",
+        "original",
+        "--inputs",
+        "q+a+v",
+        "--cache-dir",
+        tmp_path / "cache",
+        "--no-progress",
+    )
     rows = rows_of(run)
     assert {r["vid_name"]: r["missing"] for r in rows} == {"sample040": ["video"], "sample041": ["video"]}
     metrics = json.loads((run / "metrics.json").read_text())
@@ -212,8 +257,23 @@ def test_missing_and_undecodable_videos_are_asked_without_and_counted(siq, tmp_p
 
 def test_written_answers_are_parsed_and_the_format_success_rate_reported(siq, tmp_path):
     run = tmp_path / "gen"
-    out = desiq(*eval_args(siq, "llava15", run, "--conditions", "original,circular", "--answer", "generate",
-                           "--max-new-tokens", "3", "--prompt", "siq2-challenge-v1", "--parse", "challenge"))
+    out = desiq(
+        *eval_args(
+            siq,
+            "llava15",
+            run,
+            "--conditions",
+            "original,circular",
+            "--answer",
+            "generate",
+            "--max-new-tokens",
+            "3",
+            "--prompt",
+            "siq2-challenge-v1",
+            "--parse",
+            "challenge",
+        )
+    )
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["answer"] == "generate" and metrics["parse"] == "challenge"
     rows = rows_of(run)
@@ -236,8 +296,22 @@ def test_the_unlabelled_test_split_writes_a_submission_and_no_accuracy(siq, tmp_
     test_rows = [{k: v for k, v in row.items() if k not in ("ans_corr", "answer_idx", "idx_types")} for row in labelled]
     (data / "qa" / "qa_test.json").write_text("".join(json.dumps(row) + "\n" for row in test_rows))
     run = tmp_path / "run"
-    out = desiq("eval", "--model", siq.models["llava15"], "--data", data, "--split", "test", "--out", run,
-                "--cache-dir", siq.cache, "--num-frames", "4", "--no-progress")
+    out = desiq(
+        "eval",
+        "--model",
+        siq.models["llava15"],
+        "--data",
+        data,
+        "--split",
+        "test",
+        "--out",
+        run,
+        "--cache-dir",
+        siq.cache,
+        "--num-frames",
+        "4",
+        "--no-progress",
+    )
     assert "not scored" in out.stdout and "%" not in out.stdout and "| original |" not in out.stdout
     submission = [json.loads(line) for line in (run / "submission.jsonl").read_text().splitlines()]
     assert [{k: v for k, v in row.items() if k != "answer_idx"} for row in submission] == test_rows
@@ -247,8 +321,20 @@ def test_the_unlabelled_test_split_writes_a_submission_and_no_accuracy(siq, tmp_
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["results"] == [] and not metrics["labelled"] and metrics["position"]["gold"] is None
     assert "not scored" in (run / "table.md").read_text()
-    refused = desiq("eval", "--model", siq.models["llava15"], "--data", data, "--split", "test", "--out",
-                    tmp_path / "r2", "--conditions", "RIWI", code=2)
+    refused = desiq(
+        "eval",
+        "--model",
+        siq.models["llava15"],
+        "--data",
+        data,
+        "--split",
+        "test",
+        "--out",
+        tmp_path / "r2",
+        "--conditions",
+        "RIWI",
+        code=2,
+    )
     assert "need answer keys" in refused.output
 
 
@@ -259,9 +345,26 @@ def test_one_image_families_get_a_grid_and_score_alike_in_any_batch(siq, tiny_di
     runs = []
     for size in ("1", "9"):
         run = tmp_path / size
-        desiq("eval", "--model", tiny_dirs[family], "--data", siq.sample, "--out", run, "--limit", str(LIMIT),
-              "--conditions", "original", "--inputs", "q+a+v", "--batch-size", size, "--cache-dir", siq.cache,
-              "--no-progress")
+        desiq(
+            "eval",
+            "--model",
+            tiny_dirs[family],
+            "--data",
+            siq.sample,
+            "--out",
+            run,
+            "--limit",
+            str(LIMIT),
+            "--conditions",
+            "original",
+            "--inputs",
+            "q+a+v",
+            "--batch-size",
+            size,
+            "--cache-dir",
+            siq.cache,
+            "--no-progress",
+        )
         runs.append(rows_of(run))
     assert json.loads((tmp_path / "1" / "config.json").read_text())["media"]["video_input"] == "grid"
     for a, b in zip(*runs):
@@ -275,8 +378,19 @@ def test_audio_reaches_a_model_that_hears_and_the_transcript_the_others(siq, tmp
     from transformers import AutoModelForMultimodalLM, AutoProcessor
 
     hearing = build_qwen2_audio(tmp_path / "qwen2_audio")
-    args = ["--data", siq.sample, "--limit", str(LIMIT), "--conditions", "original", "--inputs", "q+a+s",
-            "--cache-dir", siq.cache, "--no-progress"]
+    args = [
+        "--data",
+        siq.sample,
+        "--limit",
+        str(LIMIT),
+        "--conditions",
+        "original",
+        "--inputs",
+        "q+a+s",
+        "--cache-dir",
+        siq.cache,
+        "--no-progress",
+    ]
     desiq("eval", "--model", hearing, "--out", tmp_path / "hears", *args)
     desiq("eval", "--model", siq.models["llava15"], "--out", tmp_path / "reads", *args)
     assert json.loads((tmp_path / "hears/config.json").read_text())["media"]["audio"] == "audio"
@@ -317,7 +431,23 @@ def test_a_social_iq_frames_folder_stands_in_for_a_missing_mp4(siq, tmp_path, mo
     real = clips.read_frames
     monkeypatch.setattr(clips, "read_frames", lambda path, *a, **k: read.append(Path(path).name) or real(path, *a, **k))
     run = tmp_path / "run"
-    desiq("eval", "--model", siq.models["llava15"], "--data", data, "--out", run, "--limit", str(LIMIT),
-          "--conditions", "original", "--inputs", "q+a+v", "--cache-dir", tmp_path / "cache", "--no-progress")
+    desiq(
+        "eval",
+        "--model",
+        siq.models["llava15"],
+        "--data",
+        data,
+        "--out",
+        run,
+        "--limit",
+        str(LIMIT),
+        "--conditions",
+        "original",
+        "--inputs",
+        "q+a+v",
+        "--cache-dir",
+        tmp_path / "cache",
+        "--no-progress",
+    )
     assert sorted(read) == ["sample040", "sample041.mp4"]
     assert all(r["missing"] == [] for r in rows_of(run))

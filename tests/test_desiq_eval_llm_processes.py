@@ -28,8 +28,25 @@ def setup(tmp_path_factory):
 
 def _args(setup, out: Path, *extra: str) -> list[str]:
     d, sample, model = setup
-    return ["eval", "--model", str(model), "--data", str(sample), "--out", str(out), "--limit", "8",
-            "--num-frames", "4", "--cache-dir", str(d / "cache"), "--no-progress", "--device", "cpu", *extra]
+    return [
+        "eval",
+        "--model",
+        str(model),
+        "--data",
+        str(sample),
+        "--out",
+        str(out),
+        "--limit",
+        "8",
+        "--num-frames",
+        "4",
+        "--cache-dir",
+        str(d / "cache"),
+        "--no-progress",
+        "--device",
+        "cpu",
+        *extra,
+    ]
 
 
 def _desiq(*args: str) -> subprocess.CompletedProcess:
@@ -44,8 +61,9 @@ def _rows(run: Path) -> list[dict]:
 
 def _same_rows(a: list[dict], b: list[dict]) -> None:
     """Equal rows; log-likelihoods equal to float32 rounding (batches of other shapes)."""
-    assert [{k: v for k, v in r.items() if k != "scores"} for r in a] == \
-        [{k: v for k, v in r.items() if k != "scores"} for r in b]
+    assert [{k: v for k, v in r.items() if k != "scores"} for r in a] == [
+        {k: v for k, v in r.items() if k != "scores"} for r in b
+    ]
     for x, y in zip(a, b):
         assert x["scores"] == pytest.approx(y["scores"], rel=1e-6, abs=1e-6)
 
@@ -60,8 +78,13 @@ def uninterrupted(setup):
 @pytest.mark.slow
 def test_a_sigkilled_run_resumes_to_identical_metrics(setup, uninterrupted):
     out = setup[0] / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "desiq", *_args(setup, out, "--batch-size", "1")], cwd=REPO,
-                            env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "desiq", *_args(setup, out, "--batch-size", "1")],
+        cwd=REPO,
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     log = out / "predictions.jsonl"
     deadline = time.monotonic() + 300
     while proc.poll() is None and time.monotonic() < deadline:
@@ -90,9 +113,24 @@ def _free_port() -> int:
 @pytest.mark.slow
 def test_two_processes_equal_one(setup, uninterrupted):
     out = setup[0] / "two"
-    launch = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-              "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-              "--main_process_port", str(_free_port()), "-m", "desiq"]
+    launch = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--multi_gpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "--main_process_port",
+        str(_free_port()),
+        "-m",
+        "desiq",
+    ]
     result = subprocess.run([*launch, *_args(setup, out)], cwd=REPO, env=ENV, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
     _same_rows(_rows(out), _rows(uninterrupted))

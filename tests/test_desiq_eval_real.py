@@ -21,12 +21,30 @@ LIMIT = 12
 def test_every_condition_runs_on_real_questions_and_keeps_the_invariants(tmp_path):
     model = build_llava15(tmp_path / "llava")
     run = tmp_path / "run"
-    result = CliRunner().invoke(app, ["eval", "--model", str(model), "--data", str(REAL_SIQ2), "--out", str(run),
-                                      "--inputs", "q+a", "--limit", str(LIMIT), "--batch-size", "16", "--no-progress"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--model",
+            str(model),
+            "--data",
+            str(REAL_SIQ2),
+            "--out",
+            str(run),
+            "--inputs",
+            "q+a",
+            "--limit",
+            str(LIMIT),
+            "--batch-size",
+            "16",
+            "--no-progress",
+        ],
+    )
     assert result.exit_code == 0, result.output
     metrics = json.loads((run / "metrics.json").read_text())
-    assert {(r["condition"], r["config"], r["n"]) for r in metrics["results"]} == \
-        {(c, k, LIMIT if k == "A4" else 3 * LIMIT) for c in CONDITIONS for k in ("A4", "A2")}
+    assert {(r["condition"], r["config"], r["n"]) for r in metrics["results"]} == {
+        (c, k, LIMIT if k == "A4" else 3 * LIMIT) for c in CONDITIONS for k in ("A4", "A2")
+    }
     released = read_mcqa(REAL_SIQ2)[:LIMIT]
     others = {item.answer for item in read_mcqa(REAL_SIQ2)}
     markers = {p.name: p.marker for p in PERTURBATIONS.values()} | {f"desiq_{k}": s.marker for k, s in SPLITS.items()}

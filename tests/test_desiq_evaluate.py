@@ -39,8 +39,25 @@ def env(tmp_path_factory):
     qa = d / "all.jsonl"
     write_siq2(qa, items)
     t5 = build_tiny_t5(d / "t5", [f"question: {x.question} answer: " + " ".join(x.options) for x in items])
-    train = _desiq("train", "--architecture", "ours", "--data", str(qa), "--inputs", "q+a", "--backbone", str(t5),
-                   "--out", str(d / "model"), "--epochs", "1", "--lr", "1e-3", "--seed", "0")
+    train = _desiq(
+        "train",
+        "--architecture",
+        "ours",
+        "--data",
+        str(qa),
+        "--inputs",
+        "q+a",
+        "--backbone",
+        str(t5),
+        "--out",
+        str(d / "model"),
+        "--epochs",
+        "1",
+        "--lr",
+        "1e-3",
+        "--seed",
+        "0",
+    )
     assert train.returncode == 0, train.stderr
     assert "q+a A4: dev A4" in train.stdout  # the result on stdout, the note on stderr
     metrics = json.loads((d / "model" / "metrics.json").read_text())
@@ -61,10 +78,15 @@ def uninterrupted(env):
     return out
 
 
+@pytest.mark.slow
 def test_a_sigkilled_evaluation_resumes_to_identical_metrics(env, uninterrupted):
     out = env["dir"] / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "desiq", *_evaluate(env, out, "--batch-size", "1")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "desiq", *_evaluate(env, out, "--batch-size", "1")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+    )
     log = out / "predictions.jsonl"
     deadline = time.monotonic() + 300
     while proc.poll() is None and time.monotonic() < deadline:
@@ -118,21 +140,38 @@ def test_a_folder_in_use_is_refused(env, uninterrupted):
 def test_a_social_iq_folder_and_its_qa_file_give_the_same_scores(env, tmp_path):
     root = write_sample(tmp_path / "sample", media=False)
     runner = CliRunner()
-    by_folder = runner.invoke(app, ["evaluate", "--model", str(env["model"]), "--data", str(root),
-                                    "--out", str(tmp_path / "folder")])
-    by_file = runner.invoke(app, ["evaluate", "--model", str(env["model"]), "--data",
-                                  str(root / "qa" / "qa_val.json"), "--out", str(tmp_path / "file")])
+    by_folder = runner.invoke(
+        app, ["evaluate", "--model", str(env["model"]), "--data", str(root), "--out", str(tmp_path / "folder")]
+    )
+    by_file = runner.invoke(
+        app,
+        [
+            "evaluate",
+            "--model",
+            str(env["model"]),
+            "--data",
+            str(root / "qa" / "qa_val.json"),
+            "--out",
+            str(tmp_path / "file"),
+        ],
+    )
     assert by_folder.exit_code == 0 and by_file.exit_code == 0, by_folder.output + by_file.output
     folder, file = (json.loads((tmp_path / k / "metrics.json").read_text()) for k in ("folder", "file"))
     assert folder["split"] == "val" and file["split"] is None  # the folder's default split is val
-    assert (folder["A4"], folder["A2"], folder["n"]) == (file["A4"], file["A2"], file["n"]) == (
-        folder["A4"], folder["A2"], len(sample_items("val")))
+    assert (
+        (folder["A4"], folder["A2"], folder["n"])
+        == (file["A4"], file["A2"], file["n"])
+        == (folder["A4"], folder["A2"], len(sample_items("val")))
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    (["train", "--inputs", "q+a+t", "--backbone", "t5-small"], "need media (transcript)"),
-    (["perturb", "--kind", "RIWI", "--split", "val"], "--split picks a file of a Social-IQ"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["train", "--inputs", "q+a+t", "--backbone", "t5-small"], "need media (transcript)"),
+        (["perturb", "--kind", "RIWI", "--split", "val"], "--split picks a file of a Social-IQ"),
+    ],
+)
 def test_a_single_qa_file_refuses_media_and_splits(env, tmp_path, args, message):
     result = CliRunner().invoke(app, [*args, "--data", str(env["qa"]), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2 and message in result.output and not (tmp_path / "out").exists()
@@ -143,25 +182,42 @@ def test_a_folder_needs_a_split_where_the_command_has_no_default(tmp_path):
     runner = CliRunner()
     missing = runner.invoke(app, ["build", "--data", str(root), "--variant", "d", "--out", str(tmp_path / "d.json")])
     assert missing.exit_code == 2 and "pass --split" in missing.output
-    absent = runner.invoke(app, ["build", "--data", str(root), "--split", "test", "--variant", "d",
-                                 "--out", str(tmp_path / "d.json")])
+    absent = runner.invoke(
+        app, ["build", "--data", str(root), "--split", "test", "--variant", "d", "--out", str(tmp_path / "d.json")]
+    )
     assert absent.exit_code == 2 and "qa_test.json: file not found" in absent.output
-    built = runner.invoke(app, ["build", "--data", str(root), "--split", "train", "--variant", "d",
-                                "--out", str(tmp_path / "d.json")])
+    built = runner.invoke(
+        app, ["build", "--data", str(root), "--split", "train", "--variant", "d", "--out", str(tmp_path / "d.json")]
+    )
     assert built.exit_code == 0, built.output
     assert len(_lines(tmp_path / "d.json")) == len(sample_items("train"))
 
 
 def test_unlabelled_questions_are_predicted_but_never_given_an_accuracy(env, tmp_path):
-    test_rows = [{k: v for k, v in row.items() if k not in ("ans_corr", "answer_idx", "idx_types")}
-                 for row in _lines(env["qa"])[:6]]
+    test_rows = [
+        {k: v for k, v in row.items() if k not in ("ans_corr", "answer_idx", "idx_types")}
+        for row in _lines(env["qa"])[:6]
+    ]
     qa = tmp_path / "qa_test.json"
     qa.write_text("".join(json.dumps(row) + "\n" for row in test_rows))
-    result = CliRunner().invoke(app, ["evaluate", "--model", str(env["model"]), "--data", str(qa),
-                                      "--out", str(tmp_path / "run")])
+    result = CliRunner().invoke(
+        app, ["evaluate", "--model", str(env["model"]), "--data", str(qa), "--out", str(tmp_path / "run")]
+    )
     assert result.exit_code == 0, result.output
     assert "6 unlabelled questions (no answer key): not scored" in result.stdout and "A4" not in result.stdout
     assert len(_lines(tmp_path / "run" / "predictions.jsonl")) == 6
-    probe = CliRunner().invoke(app, ["probe", "--train", str(env["qa"]), "--eval", str(qa), "--probe", "tfidf-linear",
-                                     "--out", str(tmp_path / "probe")])
+    probe = CliRunner().invoke(
+        app,
+        [
+            "probe",
+            "--train",
+            str(env["qa"]),
+            "--eval",
+            str(qa),
+            "--probe",
+            "tfidf-linear",
+            "--out",
+            str(tmp_path / "probe"),
+        ],
+    )
     assert probe.exit_code == 2 and "6 questions have no answer key" in probe.output

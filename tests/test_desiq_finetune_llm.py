@@ -17,9 +17,28 @@ from typer.testing import CliRunner
 from desiq.cli import app
 from desiq.sample import write_sample
 
-TRAIN = ["--num-frames", "2", "--epochs", "25", "--batch-size", "8", "--micro-batch-size", "8", "--lr", "5e-3",
-         "--lora-rank", "16", "--lora-alpha", "32", "--lora-dropout", "0", "--precision", "no", "--target-modules",
-         "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj,lm_head"]
+TRAIN = [
+    "--num-frames",
+    "2",
+    "--epochs",
+    "25",
+    "--batch-size",
+    "8",
+    "--micro-batch-size",
+    "8",
+    "--lr",
+    "5e-3",
+    "--lora-rank",
+    "16",
+    "--lora-alpha",
+    "32",
+    "--lora-dropout",
+    "0",
+    "--precision",
+    "no",
+    "--target-modules",
+    "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj,lm_head",
+]
 """A random-weight model needs many passes, a high rate and adapters on every linear layer and the output head."""
 
 
@@ -40,8 +59,21 @@ def test_fine_tuning_with_the_video_beats_fine_tuning_without_it(tmp_path):
         assert "625 steps" in out  # 25 epochs of the 199 training questions in batches of 8
         for name, extra in (("zero-shot", []), ("fine-tuned", ["--adapter", adapter])):
             run = tmp_path / f"{name} {inputs}"
-            desiq("eval", "--model", model, "--out", run, "--inputs", inputs, "--num-frames", "2",
-                  "--conditions", "original", *extra, *common)
+            desiq(
+                "eval",
+                "--model",
+                model,
+                "--out",
+                run,
+                "--inputs",
+                inputs,
+                "--num-frames",
+                "2",
+                "--conditions",
+                "original",
+                *extra,
+                *common,
+            )
             runs[(name, inputs)] = run
     table = desiq("table", *runs.values(), "--out", tmp_path / "comparison.md")
     print(table)

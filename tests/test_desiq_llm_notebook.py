@@ -13,9 +13,17 @@ from notebooks import execute_notebook, printed
 def test_llm_notebook_runs_every_condition(tmp_path):
     model = build_llava_onevision(tmp_path / "onevision")
     out = tmp_path / "runs"
-    nb = execute_notebook("desiq_llm.ipynb", tmp_path, {
-        '"llava-hf/llava-onevision-qwen2-0.5b-ov-hf"': repr(str(model)), '"runs/desiq_llm"': repr(str(out)),
-        "LIMIT = None": "LIMIT = 8", "NUM_FRAMES = 8": "NUM_FRAMES = 4"}, timeout=600)
+    nb = execute_notebook(
+        "desiq_llm.ipynb",
+        tmp_path,
+        {
+            '"llava-hf/llava-onevision-qwen2-0.5b-ov-hf"': repr(str(model)),
+            '"runs/desiq_llm"': repr(str(out)),
+            "LIMIT = None": "LIMIT = 8",
+            "NUM_FRAMES = 8": "NUM_FRAMES = 4",
+        },
+        timeout=600,
+    )
     text = printed(nb)
     assert "q+a+t+v: 336 answers, video given as video" in text and "a: 32 answers" in text
     assert all(f"| {condition} |" in text for condition in CONDITIONS) and "Position bias" in text

@@ -19,17 +19,19 @@ from mmsoc.media.transcript import transcript_text
 from mmsoc.models.recipes import RECIPES, MediaRecipe, recipe_for
 from mmsoc.models.video import grid_image
 
-VTT = ("WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nI did not expect\nthat at all.\n\n"
-       "00:00:01.500 --> 00:00:03.000\n<v Bob>Well, <i>nobody</i> did.\n")
+VTT = (
+    "WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nI did not expect\nthat at all.\n\n"
+    "00:00:01.500 --> 00:00:03.000\n<v Bob>Well, <i>nobody</i> did.\n"
+)
 
 
 def _challenge_reference(transcript: str, row: dict, classes: int = 4) -> str:
     """The Social-IQ 2.0 challenge baseline's prompt, as its code builds it (chatgpt_baseline.py:52-63)."""
-    message = "Context:\"{}\"\n".format(transcript)  # noqa: UP032 (the baseline's own code)
-    message += "Question:\"{}\"\nAnswer Choices:\n".format(row["q"])
+    message = 'Context:"{}"\n'.format(transcript)  # noqa: UP032 (the baseline's own code)
+    message += 'Question:"{}"\nAnswer Choices:\n'.format(row["q"])
     for i in range(classes):
         name = "a" + str(i)
-        message += f"({i})\"{row[name]}\"\n"
+        message += f'({i})"{row[name]}"\n'
     message += "Respond with only the index of the more likely correct answer to the question:"
     return message
 
@@ -107,10 +109,20 @@ def test_unlabelled_questions_take_only_conditions_without_answer_keys():
         parse_conditions("origin", labelled=True)
 
 
-@pytest.mark.parametrize("reply,strict,lenient", [
-    ("B", 1, 1), ("(c).", 2, 2), ("B. no", 1, 1), (" b. NO ", 1, 1), ("B) because no", None, 1),
-    ("Answer: D", None, 3), ("I think the answer is no", None, 1), ("It is A or B", None, 0), ("maybe", None, None),
-])
+@pytest.mark.parametrize(
+    "reply,strict,lenient",
+    [
+        ("B", 1, 1),
+        ("(c).", 2, 2),
+        ("B. no", 1, 1),
+        (" b. NO ", 1, 1),
+        ("B) because no", None, 1),
+        ("Answer: D", None, 3),
+        ("I think the answer is no", None, 1),
+        ("It is A or B", None, 0),
+        ("maybe", None, None),
+    ],
+)
 def test_strict_and_lenient_parsing(reply, strict, lenient):
     labels, options = ("A", "B", "C", "D"), ["yes", "no", "perhaps", "never"]
     answers = [f"{label}. {text}" for label, text in zip(labels, options)]
@@ -134,16 +146,27 @@ def _rows(condition: str, correct: list[bool], videos: list[str], rotations: int
     for k, (ok, video) in enumerate(zip(correct, videos)):
         for r in range(rotations):
             hit = ok or r < rotations - 1  # a wrong question is wrong only under its last rotation
-            rows.append({"id": f"q{k}", "vid_name": video, "condition": condition, "config": "A4", "rotation": r,
-                         "options": ["a", "b", "c", "d"], "gold": r % 4, "chosen": r % 4 if hit else (r + 1) % 4,
-                         "chosen_norm": r % 4, "missing": []})
+            rows.append(
+                {
+                    "id": f"q{k}",
+                    "vid_name": video,
+                    "condition": condition,
+                    "config": "A4",
+                    "rotation": r,
+                    "options": ["a", "b", "c", "d"],
+                    "gold": r % 4,
+                    "chosen": r % 4 if hit else (r + 1) % 4,
+                    "chosen_norm": r % 4,
+                    "missing": [],
+                }
+            )
     return rows
 
 
 def test_circular_counts_a_question_only_when_every_rotation_is_right():
     rows = _rows("circular", [True, False, True, True], ["v1", "v1", "v2", "v3"], rotations=4)
     entry = condition_result(rows, "circular", "A4", "loglik", "lenient", seed=0)
-    assert entry["accuracy"] == 0.75 and entry["n"] == 4 and entry["chance"] == 0.25 ** 4
+    assert entry["accuracy"] == 0.75 and entry["n"] == 4 and entry["chance"] == 0.25**4
     assert entry["accuracy_norm"] == 1.0
     assert positions([r for r in rows if r["rotation"] == 0], True) == {"chosen": [4, 0, 0, 0], "gold": [4, 0, 0, 0]}
 
@@ -160,12 +183,16 @@ def test_verdict_reads_the_interval_against_chance():
 
 def test_submission_keeps_the_test_files_fields_and_order(tmp_path):
     qa = tmp_path / "qa_test.json"
-    lines = [{"qid": "v_q0_0", "q": "Why?", "vid_name": "v", "ts": "0.00-60.0", "a0": "x", "a1": "y"},
-             {"qid": "v_q0_0", "q": "How?", "vid_name": "v", "ts": "0.00-60.0", "a0": "z", "a1": "w"}]
+    lines = [
+        {"qid": "v_q0_0", "q": "Why?", "vid_name": "v", "ts": "0.00-60.0", "a0": "x", "a1": "y"},
+        {"qid": "v_q0_0", "q": "How?", "vid_name": "v", "ts": "0.00-60.0", "a0": "z", "a1": "w"},
+    ]
     qa.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    rows = [{"id": "v_q0_0@1", "condition": "original", "config": "A4", "rotation": 0, "chosen": 1},
-            {"id": "v_q0_0@0", "condition": "original", "config": "A4", "rotation": 0, "chosen": 0},
-            {"id": "v_q0_0@0", "condition": "circular", "config": "A4", "rotation": 1, "chosen": 1}]
+    rows = [
+        {"id": "v_q0_0@1", "condition": "original", "config": "A4", "rotation": 0, "chosen": 1},
+        {"id": "v_q0_0@0", "condition": "original", "config": "A4", "rotation": 0, "chosen": 0},
+        {"id": "v_q0_0@0", "condition": "circular", "config": "A4", "rotation": 1, "chosen": 1},
+    ]
     assert write_submission(qa, rows, tmp_path / "sub.jsonl") == {"questions": 2, "unanswered": 0}
     written = [json.loads(line) for line in (tmp_path / "sub.jsonl").read_text().splitlines()]
     assert written == [{**lines[0], "answer_idx": 0}, {**lines[1], "answer_idx": 1}]

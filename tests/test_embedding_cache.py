@@ -9,8 +9,13 @@ import pytest
 from mmsoc.media import sentences
 from mmsoc.media.sentences import EmbeddingCache, embed_texts, encoder_identity
 
-TEXTS = ["I feel so happy today.", "What a wonderful day, really.", "The meeting was cancelled.",
-         "I feel so happy today.", "Cats sleep a lot."]
+TEXTS = [
+    "I feel so happy today.",
+    "What a wonderful day, really.",
+    "The meeting was cancelled.",
+    "I feel so happy today.",
+    "Cats sleep a lot.",
+]
 
 
 class CountingEncoder:

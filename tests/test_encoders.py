@@ -29,17 +29,25 @@ def media(tmp_path_factory):
     write_clip(d / "narrow.mp4", (10, 200, 10), 440.0, size=(48, 32))  # decord cannot copy 48-px-wide frames
     write_wav(d / "low.wav", 440.0, sr=22050)
     (d / "talk.vtt").write_text(VTT)
-    return {"dir": d, "open_clip": build_tiny_open_clip(d / "oc"), "hf_clip": build_tiny_hf_clip(d / "hfclip"),
-            "wav2vec2": build_tiny_wav2vec2(d / "w2v")}
+    return {
+        "dir": d,
+        "open_clip": build_tiny_open_clip(d / "oc"),
+        "hf_clip": build_tiny_hf_clip(d / "hfclip"),
+        "wav2vec2": build_tiny_wav2vec2(d / "w2v"),
+    }
 
 
 def test_parse_webvtt_and_srt_keep_cue_times_and_drop_markup():
     cues = parse_subtitles(VTT)
     assert [(c.start, c.end, c.text) for c in cues] == [
-        (0.0, 1.5, "I feel so happy today."), (1.5, 3.25, "What a wonderful day, really.")]
+        (0.0, 1.5, "I feel so happy today."),
+        (1.5, 3.25, "What a wonderful day, really."),
+    ]
     srt = "1\n00:00:02,500 --> 00:01:03,000\nHello there\n\n2\n01:00:00,000 --> 01:00:01,000\n<i>Bye</i>\n"
-    assert [(c.start, c.end, c.text) for c in parse_subtitles(srt)] == [(2.5, 63.0, "Hello there"),
-                                                                        (3600.0, 3601.0, "Bye")]
+    assert [(c.start, c.end, c.text) for c in parse_subtitles(srt)] == [
+        (2.5, 63.0, "Hello there"),
+        (3600.0, 3601.0, "Bye"),
+    ]
 
 
 def test_empty_malformed_or_missing_transcripts_raise_media_errors(tmp_path):
@@ -151,8 +159,9 @@ def test_transcript_encoder_embeds_each_cue_with_minilm(media):
     from mmsoc.media.sentences import embed_texts
 
     features = TranscriptEncoder().encode_files([media["dir"] / "talk.vtt"])[0]
-    np.testing.assert_allclose(features, embed_texts(["I feel so happy today.", "What a wonderful day, really."]),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        features, embed_texts(["I feel so happy today.", "What a wonderful day, really."]), atol=1e-5
+    )
 
 
 def test_bad_media_yield_errors_in_place_and_the_batch_goes_on(media, tmp_path):

@@ -36,8 +36,19 @@ def _rows(run_dir: Path) -> list[dict]:
 
 @pytest.mark.parametrize("family", list(BUILDERS))
 def test_every_task_runs_end_to_end(family, tiny_dirs, tmp_path):
-    _eval("--task", "all", "--model", tiny_dirs[family], "--greedy", "--limit", "2", "--max-new-tokens", "4",
-          "--out", str(tmp_path))
+    _eval(
+        "--task",
+        "all",
+        "--model",
+        tiny_dirs[family],
+        "--greedy",
+        "--limit",
+        "2",
+        "--max-new-tokens",
+        "4",
+        "--out",
+        str(tmp_path),
+    )
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert list(metrics) == list(task_ids())
     for task, entry in metrics.items():
@@ -52,8 +63,7 @@ def test_every_task_runs_end_to_end(family, tiny_dirs, tmp_path):
 
 
 def test_greedy_predictions_identical_for_batch_sizes_1_and_8(tiny_dirs, tmp_path):
-    args = ["--task", "hate,ocr", "--model", tiny_dirs["llava"], "--greedy", "--limit", "5",
-            "--max-new-tokens", "6"]
+    args = ["--task", "hate,ocr", "--model", tiny_dirs["llava"], "--greedy", "--limit", "5", "--max-new-tokens", "6"]
     _eval(*args, "--batch-size", "1", "--out", str(tmp_path / "b1"))
     _eval(*args, "--batch-size", "8", "--out", str(tmp_path / "b8"))
     assert (tmp_path / "b1/predictions.jsonl").read_bytes() == (tmp_path / "b8/predictions.jsonl").read_bytes()
@@ -73,8 +83,9 @@ def test_task_lists_are_parsed_alike_by_every_command(tmp_path):
 
 def test_a_different_config_on_the_same_folder_is_refused(tmp_path):
     _eval("--task", "hate", "--model", "random", "--limit", "3", "--out", str(tmp_path))
-    result = CliRunner().invoke(app, ["eval", "--task", "hate", "--model", "random", "--limit", "3", "--greedy",
-                                      "--out", str(tmp_path)])
+    result = CliRunner().invoke(
+        app, ["eval", "--task", "hate", "--model", "random", "--limit", "3", "--greedy", "--out", str(tmp_path)]
+    )
     assert result.exit_code == 2
     assert "different run" in result.output and "greedy" in result.output
 
@@ -104,7 +115,6 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "mmsoc", "eval", "--no-progress", "--fast-metrics", *args]
 
 
-@pytest.mark.slow
 def test_sigkill_mid_run_then_resume_matches_uninterrupted(tiny_dirs, tmp_path):
     args = [
         "--task",

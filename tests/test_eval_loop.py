@@ -34,8 +34,15 @@ def _item(task: str, i: int, text: str, images: int = 1) -> WorkItem:
 
 
 def test_work_is_sorted_longest_first_within_windows_and_never_across_tasks():
-    items = [_item("a", 0, "xx"), _item("a", 1, "xxxx"), _item("a", 2, "x"), _item("a", 3, "xxx"),
-             _item("a", 4, "x", images=2), _item("b", 5, "x"), _item("b", 6, "xxxxx")]
+    items = [
+        _item("a", 0, "xx"),
+        _item("a", 1, "xxxx"),
+        _item("a", 2, "x"),
+        _item("a", 3, "xxx"),
+        _item("a", 4, "x", images=2),
+        _item("b", 5, "x"),
+        _item("b", 6, "xxxxx"),
+    ]
     order = [w.example.id for w in by_length(items, window=3)]
     # windows: a[0:3], a[3:5] (the task ends), b[5:7]; more media first, then longer text; ties keep their order
     assert order == ["1", "0", "2", "4", "3", "6", "5"]
@@ -44,8 +51,14 @@ def test_work_is_sorted_longest_first_within_windows_and_never_across_tasks():
 
 
 def _config(tasks=("hate",), greedy=True, data="sample"):
-    return RunConfig.create(GenerationSettings(greedy=greedy, max_new_tokens=6), None if greedy else (0,),
-                            model="m", tasks=tasks, data=data, prompt_version={t: "mmsoc-v1" for t in tasks})
+    return RunConfig.create(
+        GenerationSettings(greedy=greedy, max_new_tokens=6),
+        None if greedy else (0,),
+        model="m",
+        tasks=tasks,
+        data=data,
+        prompt_version={t: "mmsoc-v1" for t in tasks},
+    )
 
 
 class OverlapCheckingModel(RandomModel):
@@ -75,11 +88,13 @@ class OverlapCheckingModel(RandomModel):
 def test_the_next_batch_is_prepared_on_another_thread_while_one_generates(tmp_path):
     model = OverlapCheckingModel(batches=3)
     assert isinstance(model, Prepares) and not isinstance(RandomModel(), Prepares)
-    metrics = run_eval(_config(), tmp_path / "run", lambda: model, batch_size=2, limit=6, progress=False,
-                       fast_metrics=True, threads=1)
+    metrics = run_eval(
+        _config(), tmp_path / "run", lambda: model, batch_size=2, limit=6, progress=False, fast_metrics=True, threads=1
+    )
     assert model.generated == 3 and model.threads and threading.get_ident() not in model.threads
-    run_eval(_config(), tmp_path / "plain", RandomModel, batch_size=6, limit=6, progress=False, fast_metrics=True,
-             threads=1)
+    run_eval(
+        _config(), tmp_path / "plain", RandomModel, batch_size=6, limit=6, progress=False, fast_metrics=True, threads=1
+    )
     assert (tmp_path / "run/predictions.jsonl").read_bytes() == (tmp_path / "plain/predictions.jsonl").read_bytes()
     assert metrics["hate"]["n"] == 6
 
@@ -93,11 +108,29 @@ def test_an_image_gone_after_planning_is_recorded_and_the_rest_of_its_batch_pred
         (data / "hateful_memes/img/10042.png").unlink()
         return HFModel(str(tiny_llava), device="cpu")
 
-    run_eval(config, tmp_path / "damaged", load_then_lose_an_image, batch_size=4, limit=4, progress=False,
-             fast_metrics=True, modalities=frozenset({"text", "image"}), threads=1)
+    run_eval(
+        config,
+        tmp_path / "damaged",
+        load_then_lose_an_image,
+        batch_size=4,
+        limit=4,
+        progress=False,
+        fast_metrics=True,
+        modalities=frozenset({"text", "image"}),
+        threads=1,
+    )
     shutil.copy(ensure_sample() / "hateful_memes/img/10042.png", data / "hateful_memes/img/10042.png")
-    run_eval(config, tmp_path / "whole", lambda: HFModel(str(tiny_llava), device="cpu"), batch_size=1, limit=4,
-             progress=False, fast_metrics=True, modalities=frozenset({"text", "image"}), threads=1)
+    run_eval(
+        config,
+        tmp_path / "whole",
+        lambda: HFModel(str(tiny_llava), device="cpu"),
+        batch_size=1,
+        limit=4,
+        progress=False,
+        fast_metrics=True,
+        modalities=frozenset({"text", "image"}),
+        threads=1,
+    )
     damaged = RunFolder(tmp_path / "damaged").rows()
     assert [r for r in RunFolder(tmp_path / "whole").rows() if r["id"] != "10042"] == damaged
     assert [r["id"] for r in damaged] == ["10041", "10043", "10044"]
@@ -111,8 +144,17 @@ def test_predictions_do_not_depend_on_batch_size_when_prompt_lengths_differ(tiny
     assert len({len(w.request.prompt) for w in work}) > 1 and by_length(work, 8) != work
     logs = []
     for size in (1, 3, 8):
-        run_eval(config, tmp_path / str(size), lambda: HFModel(str(tiny_llava), device="cpu"), batch_size=size,
-                 limit=5, progress=False, fast_metrics=True, modalities=frozenset({"text", "image"}), threads=1)
+        run_eval(
+            config,
+            tmp_path / str(size),
+            lambda: HFModel(str(tiny_llava), device="cpu"),
+            batch_size=size,
+            limit=5,
+            progress=False,
+            fast_metrics=True,
+            modalities=frozenset({"text", "image"}),
+            threads=1,
+        )
         logs.append((tmp_path / str(size) / "predictions.jsonl").read_bytes())
     assert len(logs[0].splitlines()) == len(work) == 10
     assert logs[1] == logs[0] and logs[2] == logs[0]
@@ -150,18 +192,31 @@ def test_default_threads_leave_the_rest_of_a_shared_machine(monkeypatch):
 
 def _loaded_after(*args: str) -> set[str]:
     """Top-level packages loaded by ``python -m mmsoc ARGS`` (run in a fresh interpreter)."""
-    code = ("import runpy, sys\nsys.argv = ['mmsoc', *sys.argv[1:]]\ntry:\n"
-            "    runpy.run_module('mmsoc', run_name='__main__')\nexcept SystemExit as end:\n"
-            "    assert not end.code, end.code\n"
-            "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n")
-    child = subprocess.run([sys.executable, "-c", code, *args], cwd=REPO, env=ENV, capture_output=True, text=True,
-                           timeout=600)
+    code = (
+        "import runpy, sys\nsys.argv = ['mmsoc', *sys.argv[1:]]\ntry:\n"
+        "    runpy.run_module('mmsoc', run_name='__main__')\nexcept SystemExit as end:\n"
+        "    assert not end.code, end.code\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=REPO, env=ENV, capture_output=True, text=True, timeout=600
+    )
     assert child.returncode == 0, child.stderr[-3000:]
     return set(child.stderr.strip().splitlines()[-1].split())
 
 
-TEXT_METRICS = {"sklearn", "scipy", "nltk", "jiwer", "rouge_score", "rouge", "sacrebleu", "bert_score",
-                "sentence_transformers", "evaluate"}
+TEXT_METRICS = {
+    "sklearn",
+    "scipy",
+    "nltk",
+    "jiwer",
+    "rouge_score",
+    "rouge",
+    "sacrebleu",
+    "bert_score",
+    "sentence_transformers",
+    "evaluate",
+}
 
 
 @pytest.mark.slow

@@ -65,6 +65,7 @@ def merged(trained, tmp_path_factory) -> Path:
 
 # --- targets -------------------------------------------------------------------------------------
 
+
 def _parsed(task: str, raw: str) -> tuple:
     result = parse_response(task, raw, "strict")
     return result.label, result.ok
@@ -116,6 +117,7 @@ def test_why_prompts_cover_every_label_and_quote_the_release():
 
 
 # --- data ----------------------------------------------------------------------------------------
+
 
 def test_bad_explanation_rows_name_file_line_and_field(tmp_path):
     path = tmp_path / "teacher.jsonl"

@@ -33,8 +33,15 @@ def env(tmp_path_factory):
     root = write_sample(d / "sample")
     train, val = read_siq2(root / "qa" / "qa_train.json"), read_siq2(root / "qa" / "qa_val.json")
     corpus = [f"question: {x.question} answer: " + " ".join(x.options) for x in train + val]
-    return {"root": root, "train": train, "val": val, "t5": build_tiny_t5(d / "t5", corpus),
-            "oc": build_tiny_open_clip(d / "oc"), "cache": FeatureCache(d / "cache" / "features"), "dir": d}
+    return {
+        "root": root,
+        "train": train,
+        "val": val,
+        "t5": build_tiny_t5(d / "t5", corpus),
+        "oc": build_tiny_open_clip(d / "oc"),
+        "cache": FeatureCache(d / "cache" / "features"),
+        "dir": d,
+    }
 
 
 def _config(env, inputs, **kw) -> FusionConfig:
@@ -109,8 +116,14 @@ def test_input_settings_parse_and_reject_bad_letters():
 
 
 def test_fusion_probe_backend_scores_every_option(env):
-    probe = FusionProbe(str(env["t5"]), env["root"], epochs=2, lr=1e-3,
-                        encoders=default_encoders(str(env["oc"]), None, 4), cache_dir=env["cache"].root)
+    probe = FusionProbe(
+        str(env["t5"]),
+        env["root"],
+        epochs=2,
+        lr=1e-3,
+        encoders=default_encoders(str(env["oc"]), None, 4),
+        cache_dir=env["cache"].root,
+    )
     probe.fit(env["train"][:30], "a+t", seed=0)
     items = env["val"][:6]
     scores = probe.score(items)
@@ -130,11 +143,38 @@ def damaged(env):
     mp4.write_bytes(mp4.read_bytes()[:300])
     (root / "transcript" / f"{second}.vtt").unlink()
     model = env["dir"] / "model"
-    result = CliRunner().invoke(app, [
-        "train", "--architecture", "ours", "--audio-encoder", "logmel", "--data", str(root), "--inputs", "q+a+t+v+s",
-        "--backbone", str(env["t5"]), "--out", str(model), "--epochs", "1", "--seed", "0", "--lr", "1e-3",
-        "--video-encoder", str(env["oc"]), "--video-pretrained", "none", "--num-frames", "4",
-        "--cache-dir", str(env["cache"].root)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "--architecture",
+            "ours",
+            "--audio-encoder",
+            "logmel",
+            "--data",
+            str(root),
+            "--inputs",
+            "q+a+t+v+s",
+            "--backbone",
+            str(env["t5"]),
+            "--out",
+            str(model),
+            "--epochs",
+            "1",
+            "--seed",
+            "0",
+            "--lr",
+            "1e-3",
+            "--video-encoder",
+            str(env["oc"]),
+            "--video-pretrained",
+            "none",
+            "--num-frames",
+            "4",
+            "--cache-dir",
+            str(env["cache"].root),
+        ],
+    )
     assert result.exit_code == 0, result.output
     n_first = sum(x.video == first for x in env["train"])
     n_second = sum(x.video == second for x in env["val"])
@@ -148,9 +188,24 @@ def test_corrupt_video_and_missing_transcript_are_masked_and_counted(damaged, en
     metrics = json.loads((model / "metrics.json").read_text())
     assert metrics["missing"] == {"video": n_video, "audio": 0, "transcript": n_transcript}  # audio: the wav
     assert metrics["inputs"] == "q+a+t+v+s" and set(metrics["dev"]) == {"A4", "A2"}
-    result = CliRunner().invoke(app, ["evaluate", "--model", str(model), "--data", str(root), "--split", "val",
-                                      "--perturb", "RIWI", "--out", str(tmp_path / "ev"), "--cache-dir",
-                                      str(env["cache"].root)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "evaluate",
+            "--model",
+            str(model),
+            "--data",
+            str(root),
+            "--split",
+            "val",
+            "--perturb",
+            "RIWI",
+            "--out",
+            str(tmp_path / "ev"),
+            "--cache-dir",
+            str(env["cache"].root),
+        ],
+    )
     assert result.exit_code == 0, result.output
     ev = json.loads((tmp_path / "ev" / "metrics.json").read_text())
     rows = [json.loads(line) for line in (tmp_path / "ev" / "predictions.jsonl").read_text().splitlines()]
@@ -168,8 +223,23 @@ def test_fusion_probe_command_runs_end_to_end_with_a_local_backbone(env, tmp_pat
 
     monkeypatch.setenv("MMSOC_CACHE", str(env["cache"].root.parent))  # the sample is rebuilt byte for byte: cache hits
     out = tmp_path / "probe"
-    result = CliRunner().invoke(app, ["probe", "--probe", "fusion", "--inputs", "a+t", "--backbone", str(env["t5"]),
-                                      "--epochs", "1", "--no-tsne", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "probe",
+            "--probe",
+            "fusion",
+            "--inputs",
+            "a+t",
+            "--backbone",
+            str(env["t5"]),
+            "--epochs",
+            "1",
+            "--no-tsne",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads((out / "probe.json").read_text())
     assert (report["probe"], report["inputs"], report["n_eval"]) == ("fusion", "a+t", len(env["val"]))
@@ -203,9 +273,24 @@ def _launch(commands: list[list[str]], folder: Path) -> subprocess.CompletedProc
     """``accelerate launch`` on two CPU processes of the ``desiq`` commands, one after the other
     (in one launch: the processes import torch once)."""
     (folder / "driver.py").write_text(DRIVER)
-    launch = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-              "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-              "--main_process_port", str(_free_port()), str(folder / "driver.py"), json.dumps(commands)]
+    launch = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--multi_gpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        "--main_process_port",
+        str(_free_port()),
+        str(folder / "driver.py"),
+        json.dumps(commands),
+    ]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
     return subprocess.run(launch, capture_output=True, text=True, env=env, cwd=REPO)
 
@@ -223,12 +308,48 @@ def test_two_process_training_and_evaluation(damaged, env, tmp_path):
     for folder in ("video", "audio", "transcript"):
         (root / folder).symlink_to(damaged_root / folder, target_is_directory=True)
     model, cache = tmp_path / "model", str(env["cache"].root)
-    train = ["train", "--architecture", "ours", "--audio-encoder", "logmel", "--data", str(root), "--inputs",
-             "q+a+t+v+s", "--backbone", str(env["t5"]), "--out", str(model), "--epochs", "1", "--seed", "0",
-             "--lr", "1e-3", "--video-encoder", str(env["oc"]), "--video-pretrained", "none", "--num-frames", "4",
-             "--cache-dir", cache]
-    evaluate = ["evaluate", "--model", str(model), "--data", str(root), "--split", "val", "--cache-dir", cache,
-                "--batch-size", "5"]
+    train = [
+        "train",
+        "--architecture",
+        "ours",
+        "--audio-encoder",
+        "logmel",
+        "--data",
+        str(root),
+        "--inputs",
+        "q+a+t+v+s",
+        "--backbone",
+        str(env["t5"]),
+        "--out",
+        str(model),
+        "--epochs",
+        "1",
+        "--seed",
+        "0",
+        "--lr",
+        "1e-3",
+        "--video-encoder",
+        str(env["oc"]),
+        "--video-pretrained",
+        "none",
+        "--num-frames",
+        "4",
+        "--cache-dir",
+        cache,
+    ]
+    evaluate = [
+        "evaluate",
+        "--model",
+        str(model),
+        "--data",
+        str(root),
+        "--split",
+        "val",
+        "--cache-dir",
+        cache,
+        "--batch-size",
+        "5",
+    ]
     launched = _launch([train, [*evaluate, "--out", str(tmp_path / "two")]], tmp_path)
     assert launched.returncode == 0, launched.stdout[-1500:] + launched.stderr[-3000:]
     metrics = json.loads((model / "metrics.json").read_text())
@@ -236,8 +357,11 @@ def test_two_process_training_and_evaluation(damaged, env, tmp_path):
     assert (launched.stdout + launched.stderr).count("dev A4") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "driver.py", "model", "two"]  # no partial folder
     both = env["train"][:64] + env["val"][:27]
-    assert metrics["missing"] == {"video": sum(x.video == env["train"][1].video for x in both), "audio": 0,
-                                  "transcript": sum(x.video == env["val"][0].video for x in both)}
+    assert metrics["missing"] == {
+        "video": sum(x.video == env["train"][1].video for x in both),
+        "audio": 0,
+        "transcript": sum(x.video == env["val"][0].video for x in both),
+    }
     assert metrics["missing"]["video"] > 0 and metrics["missing"]["transcript"] > 0
     reloaded = FusionScorer.load(model)
     dev = read_siq2(root / "qa" / "qa_val.json")

@@ -29,9 +29,11 @@ from desiq.sample import sample_items, write_sample
 from mmsoc.media import AudioEncoder
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": ""}
-TRANSCRIPT = ("WEBVTT\n\n00:00:00.000 --> 00:00:01.000\nshe says she feels happy today\n\n"
-              "00:00:01.000 --> 00:00:02.000\nshe says she feels happy today\n\n"
-              "00:00:02.000 --> 00:00:03.000\nthe man nods and smiles back\n")
+TRANSCRIPT = (
+    "WEBVTT\n\n00:00:00.000 --> 00:00:01.000\nshe says she feels happy today\n\n"
+    "00:00:01.000 --> 00:00:02.000\nshe says she feels happy today\n\n"
+    "00:00:02.000 --> 00:00:03.000\nthe man nods and smiles back\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,13 +41,21 @@ def tiny(tmp_path_factory):
     torch.set_num_threads(1)
     d = tmp_path_factory.mktemp("paper")
     items = sample_items("train") + sample_items("val")
-    corpus = [f"{x.question} " + " ".join(x.options) for x in items] + ["she says she feels happy today",
-                                                                         "the man nods and smiles back"]
-    return {"bert": build_tiny_bert(d / "bert", corpus), "vit": build_tiny_vit(d / "vit"),
-            "w2v": build_tiny_wav2vec2(d / "w2v"), "t5": build_tiny_t5(d / "t5", corpus), "dir": d}
+    corpus = [f"{x.question} " + " ".join(x.options) for x in items] + [
+        "she says she feels happy today",
+        "the man nods and smiles back",
+    ]
+    return {
+        "bert": build_tiny_bert(d / "bert", corpus),
+        "vit": build_tiny_vit(d / "vit"),
+        "w2v": build_tiny_wav2vec2(d / "w2v"),
+        "t5": build_tiny_t5(d / "t5", corpus),
+        "dir": d,
+    }
 
 
 # --- the official forward pass, re-written small (multimodal_model.py:102-150, 320-448) -------------------
+
 
 class OfficialImageModel(nn.Module):
     def __init__(self, vision_model, image_num, tokens):
@@ -114,8 +124,9 @@ def official_scores(load_data, ours, tiny, item, transcript, frames, wave):
     answers = [text_projector(text(a, 50)) for a in item.options]
     segments = [q]
     if "t" in load_data:
-        segments.append(text_projector(nn.AvgPool1d(kernel_size=10)(text(transcript, 500).permute(0, 2, 1))
-                                       .permute(0, 2, 1)))
+        segments.append(
+            text_projector(nn.AvgPool1d(kernel_size=10)(text(transcript, 500).permute(0, 2, 1)).permute(0, 2, 1))
+        )
     if "i" in load_data:
         image_projector.load_state_dict(ours.project["video"].state_dict())
         audio_projector.load_state_dict(ours.project["audio"].state_dict())
@@ -135,8 +146,9 @@ def _ours(tiny, inputs, seed=0):
     dims = {"transcript": 48, "video": 40, "audio": 32}
     keep = {m: dims[m] for m in InputSetting.parse(inputs).media}
     torch.manual_seed(seed)
-    return PaperFusionModel(T5EncoderModel.from_pretrained(tiny["t5"]), AutoModel.from_pretrained(tiny["bert"]),
-                            keep).eval()
+    return PaperFusionModel(
+        T5EncoderModel.from_pretrained(tiny["t5"]), AutoModel.from_pretrained(tiny["bert"]), keep
+    ).eval()
 
 
 def _media(tiny, tmp_path, n_seconds=1.0):
@@ -148,8 +160,12 @@ def _media(tiny, tmp_path, n_seconds=1.0):
     audio = paper_pool("audio", AudioEncoder(str(tiny["w2v"])).embed([wave])[0])
     frames = np.random.default_rng(1).integers(0, 256, (len(audio), 32, 32, 3), dtype=np.uint8)
     video = ViTFrameEncoder(str(tiny["vit"])).embed([frames])[0]
-    return transcript, frames, wave, {"transcript": transcript_encoder.embed([transcript])[0], "video": video,
-                                      "audio": audio}
+    return (
+        transcript,
+        frames,
+        wave,
+        {"transcript": transcript_encoder.embed([transcript])[0], "video": video, "audio": audio},
+    )
 
 
 @pytest.mark.parametrize("load_data", list(OFFICIAL_POS))
@@ -171,14 +187,16 @@ def test_scores_do_not_depend_on_the_batch(tiny, tmp_path):
     _, _, _, short = _media(tiny, tmp_path, 0.5)
     _, _, _, long = _media(tiny, tmp_path, 1.0)
     items = sample_items("val")[:2]
-    features = MediaFeatures({m: {items[0].video: short[m], items[1].video: long[m]} for m in short},
-                             {m: {} for m in short})
+    features = MediaFeatures(
+        {m: {items[0].video: short[m], items[1].video: long[m]} for m in short}, {m: {} for m in short}
+    )
     model = _ours(tiny, "q+a+t+v+s")
     tokenizer = AutoTokenizer.from_pretrained(tiny["bert"])
     with torch.no_grad():
         together = model(**collate(items, features, model.feature_dims, tokenizer, True)["inputs"])
-        alone = torch.cat([model(**collate([x], features, model.feature_dims, tokenizer, True)["inputs"])
-                           for x in items])
+        alone = torch.cat(
+            [model(**collate([x], features, model.feature_dims, tokenizer, True)["inputs"]) for x in items]
+        )
     assert len(short["audio"]) != len(long["audio"])
     np.testing.assert_allclose(together.numpy(), alone.numpy(), atol=1e-5)
 
@@ -213,7 +231,7 @@ def test_early_stopping_is_the_official_rule():
     sequences = [list(np.cumsum(rng.normal(0, 1, 40)).round(1)) for _ in range(300)]
     sequences += [[0.5, 0.4, 0.3, 0.2, 0.1, 0.0, 0.9], [0.5, 0.4, 0.3, 0.2, 0.1, 0.1, 0.0, 0.9]]
     for seq in sequences:
-        ours = next((k for k in range(len(seq)) if should_stop(seq[:k + 1], 4, "decrease")), len(seq) - 1)
+        ours = next((k for k in range(len(seq)) if should_stop(seq[: k + 1], 4, "decrease")), len(seq) - 1)
         assert ours == official_stop_epoch(seq)
     assert official_stop_epoch(sequences[-2]) == 5 and official_stop_epoch(sequences[-1]) == 7
 
@@ -222,11 +240,42 @@ def test_early_stopping_is_the_official_rule():
 def trained(tiny):
     root = write_sample(tiny["dir"] / "sample")
     model, cache = tiny["dir"] / "model", tiny["dir"] / "cache"
-    run = subprocess.run([sys.executable, "-m", "desiq", "train", "--architecture", "paper", "--data", str(root),
-                          "--inputs", "q+a+t+v+s", "--backbone", str(tiny["t5"]), "--text-encoder", str(tiny["bert"]),
-                          "--video-encoder", str(tiny["vit"]), "--audio-encoder", str(tiny["w2v"]), "--epochs", "1",
-                          "--lr", "1e-3", "--seed", "0", "--out", str(model), "--cache-dir", str(cache)],
-                         capture_output=True, text=True, env=ENV, timeout=1200)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "desiq",
+            "train",
+            "--architecture",
+            "paper",
+            "--data",
+            str(root),
+            "--inputs",
+            "q+a+t+v+s",
+            "--backbone",
+            str(tiny["t5"]),
+            "--text-encoder",
+            str(tiny["bert"]),
+            "--video-encoder",
+            str(tiny["vit"]),
+            "--audio-encoder",
+            str(tiny["w2v"]),
+            "--epochs",
+            "1",
+            "--lr",
+            "1e-3",
+            "--seed",
+            "0",
+            "--out",
+            str(model),
+            "--cache-dir",
+            str(cache),
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=1200,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     return root, model, cache, run
 
@@ -248,9 +297,28 @@ def test_cli_trains_the_paper_model_and_evaluate_reloads_it(trained, tiny, tmp_p
     assert features.dims() == {"transcript": 48, "video": 40, "audio": 32}
     assert len(features.get("video", dev[0].video)) == 2  # a 2-second clip: one frame per second
     out = tmp_path / "ev"
-    ev = subprocess.run([sys.executable, "-m", "desiq", "evaluate", "--model", str(model), "--data", str(root),
-                         "--split", "val", "--out", str(out), "--cache-dir", str(cache)],
-                        capture_output=True, text=True, env=ENV, timeout=1200)
+    ev = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "desiq",
+            "evaluate",
+            "--model",
+            str(model),
+            "--data",
+            str(root),
+            "--split",
+            "val",
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(cache),
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=1200,
+    )
     assert ev.returncode == 0, ev.stderr[-3000:]
     rows = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
     expected = scorer.score(dev, features)
@@ -262,14 +330,49 @@ def test_a_missing_pretrained_model_is_one_line_naming_the_flag(tiny, tmp_path):
     qa = tmp_path / "qa.jsonl"
     qa.write_text((Path(write_sample(tmp_path / "s", media=False)) / "qa" / "qa_train.json").read_text())
     env = {**ENV, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf"), "HF_HUB_CACHE": str(tmp_path / "hf")}
-    run = subprocess.run([sys.executable, "-m", "desiq", "train", "--data", str(qa), "--inputs", "q+a", "--backbone",
-                          str(tiny["t5"]), "--out", str(tmp_path / "m")], capture_output=True, text=True, env=env)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "desiq",
+            "train",
+            "--data",
+            str(qa),
+            "--inputs",
+            "q+a",
+            "--backbone",
+            str(tiny["t5"]),
+            "--out",
+            str(tmp_path / "m"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert "cannot load the text encoder 'bert-base-uncased'" in run.stderr and "--text-encoder" in run.stderr
     root = write_sample(tmp_path / "media")
-    run = subprocess.run([sys.executable, "-m", "desiq", "train", "--architecture", "ours", "--data", str(root),
-                          "--inputs", "q+a+s", "--backbone", str(tiny["t5"]), "--out", str(tmp_path / "m2")],
-                         capture_output=True, text=True, env=env)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "desiq",
+            "train",
+            "--architecture",
+            "ours",
+            "--data",
+            str(root),
+            "--inputs",
+            "q+a+s",
+            "--backbone",
+            str(tiny["t5"]),
+            "--out",
+            str(tmp_path / "m2"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert "'facebook/wav2vec2-base-960h'" in run.stderr and "--audio-encoder logmel" in run.stderr
     assert not (tmp_path / "m").exists() and not (tmp_path / "m2").exists()

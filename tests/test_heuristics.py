@@ -89,12 +89,12 @@ def test_real_figures_of_the_spec():
     def rewrite_scores(item):
         r = item.option_kinds.index("rewrite")
         base = _words(item.options[r])
-        return np.array([-1.0 if k == r else len(base & _words(o)) / len(base | _words(o))
-                         for k, o in enumerate(item.options)])
+        return np.array(
+            [-1.0 if k == r else len(base & _words(o)) / len(base | _words(o)) for k, o in enumerate(item.options)]
+        )
 
     first = np.mean([int(np.argmax(rewrite_scores(x))) == x.answer_idx for x in items])
-    last = np.mean([len(s) - 1 - int(np.argmax(s[::-1])) == x.answer_idx for x in items
-                    for s in [rewrite_scores(x)]])
+    last = np.mean([len(s) - 1 - int(np.argmax(s[::-1])) == x.answer_idx for x in items for s in [rewrite_scores(x)]])
     assert report.get("rewrite_nearest").accuracy == pytest.approx(first)
     assert round(100 * last, 1) == 60.3 and abs(100 * first - 60.3) < 0.5
     assert report.get("rewrite_nearest").verdict.startswith("above chance")

@@ -14,17 +14,36 @@ from mmsoc.metrics.text import edit_rates
 from mmsoc.tasks import score_task, score_task_detailed
 
 TRICKY = [
-    "", " ", "Hello, world.", ".leading dot", "trailing dot.", "1,000.50 costs $3-4", "a-b 5-6 x- -y",
-    "&quot;quoted&quot; &amp; more", "line one\nline two", "hyphen-\nated", "<skipped> text", "tabs\there  ",
-    "ünïcödé — “curly” ‘quotes’ «guillemets»", "{braces} [brackets] (parens) @at #hash ~tilde", "x.y,z 3.14,2",
-    "word\u2028separator", "end with space .", "...", ",,", "e.g. U.S.A. 1.5.", "a\r\nb", "mixed CASE Words",
+    "",
+    " ",
+    "Hello, world.",
+    ".leading dot",
+    "trailing dot.",
+    "1,000.50 costs $3-4",
+    "a-b 5-6 x- -y",
+    "&quot;quoted&quot; &amp; more",
+    "line one\nline two",
+    "hyphen-\nated",
+    "<skipped> text",
+    "tabs\there  ",
+    "ünïcödé — “curly” ‘quotes’ «guillemets»",
+    "{braces} [brackets] (parens) @at #hash ~tilde",
+    "x.y,z 3.14,2",
+    "word\u2028separator",
+    "end with space .",
+    "...",
+    ",,",
+    "e.g. U.S.A. 1.5.",
+    "a\r\nb",
+    "mixed CASE Words",
 ]
 
 
 def _random_texts(rng: random.Random, n: int) -> list[str]:
     pieces = ["the", "cat", "Cat", "sat", "on", "mat", ".", ",", "1", "2.5", "-", "a-b", "é", "  ", "&amp;", "x"]
-    return ["".join(rng.choice(pieces) + rng.choice(["", " ", " "]) for _ in range(rng.randint(0, 12)))
-            for _ in range(n)]
+    return [
+        "".join(rng.choice(pieces) + rng.choice(["", " ", " "]) for _ in range(rng.randint(0, 12))) for _ in range(n)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +71,14 @@ def test_edit_counts_equal_jiwer_alignments(pairs):
     hyps, refs = pairs
     got = edit_rates(hyps, refs)
     for key, output in (("wer", jiwer.process_words(refs, hyps)), ("cer", jiwer.process_characters(refs, hyps))):
-        errors = [sum(max(c.ref_end_idx - c.ref_start_idx, c.hyp_end_idx - c.hyp_start_idx)
-                      for c in chunks if c.type != "equal") for chunks in output.alignments]
+        errors = [
+            sum(
+                max(c.ref_end_idx - c.ref_start_idx, c.hyp_end_idx - c.hyp_start_idx)
+                for c in chunks
+                if c.type != "equal"
+            )
+            for chunks in output.alignments
+        ]
         np.testing.assert_array_equal(got[key].values[:, 0], errors)
         np.testing.assert_array_equal(got[key].values[:, 1], [len(r) for r in output.references])
         assert abs(got[key].value() - (output.wer if key == "wer" else output.cer)) < 1e-12

@@ -9,16 +9,26 @@ from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_
 from mmsoc.tasks import score_task, score_task_detailed
 
 CASES = {
-    "hate": (["hateful", None, "not_hateful", "not_hateful", "hateful", "hateful"],
-             ["hateful", "not_hateful", "not_hateful", "hateful", "hateful", "not_hateful"]),
-    "sentiment": (["positive", "negative", "negative", "neutral", None, "neutral"],
-                  ["positive", "neutral", "negative", "negative", "positive", "neutral"]),
-    "tagging": ([["music", "pop_music"], "sport", None, ["film"], ["jazz", "music"]],
-                [["music"], ["sport", "tennis"], ["film"], ["film", "jazz"], ["jazz"]]),
-    "ocr": (['"hello world"', "good bye", None, "a b c", "ünïcödé text"],
-            ["hello world", "goodbye", "lost", "a b d", "ünïcödé"]),
-    "social_context": (["a cat on a mat", "", "people celebrate a festival together", "the cats were running", "x"],
-                       ["the cat sat on the mat", "an empty answer", "a festival with people", "cats run fast", "x y"]),
+    "hate": (
+        ["hateful", None, "not_hateful", "not_hateful", "hateful", "hateful"],
+        ["hateful", "not_hateful", "not_hateful", "hateful", "hateful", "not_hateful"],
+    ),
+    "sentiment": (
+        ["positive", "negative", "negative", "neutral", None, "neutral"],
+        ["positive", "neutral", "negative", "negative", "positive", "neutral"],
+    ),
+    "tagging": (
+        [["music", "pop_music"], "sport", None, ["film"], ["jazz", "music"]],
+        [["music"], ["sport", "tennis"], ["film"], ["film", "jazz"], ["jazz"]],
+    ),
+    "ocr": (
+        ['"hello world"', "good bye", None, "a b c", "ünïcödé text"],
+        ["hello world", "goodbye", "lost", "a b d", "ünïcödé"],
+    ),
+    "social_context": (
+        ["a cat on a mat", "", "people celebrate a festival together", "the cats were running", "x"],
+        ["the cat sat on the mat", "an empty answer", "a festival with people", "cats run fast", "x y"],
+    ),
 }
 
 

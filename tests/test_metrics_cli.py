@@ -19,11 +19,13 @@ def _score(*args: str):
 
 
 def test_classification_jsonl_with_bad_rows(tmp_path):
-    rows = [{"id": "1", "prediction": "hateful", "reference": "hateful"},
-            {"id": "2", "prediction": None, "reference": "not_hateful"},
-            {"id": "3", "prediction": "not_hateful", "reference": "not_hateful"},
-            {"id": "3", "prediction": "hateful", "reference": "hateful"},
-            {"id": "4", "prediction": "hateful", "reference": "unsure"}]
+    rows = [
+        {"id": "1", "prediction": "hateful", "reference": "hateful"},
+        {"id": "2", "prediction": None, "reference": "not_hateful"},
+        {"id": "3", "prediction": "not_hateful", "reference": "not_hateful"},
+        {"id": "3", "prediction": "hateful", "reference": "hateful"},
+        {"id": "4", "prediction": "hateful", "reference": "unsure"},
+    ]
     path = tmp_path / "preds.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n{not json\n")
     result = _score("--task", "hate", "--predictions", str(path), "--out", str(tmp_path / "out"), "--bootstrap", "50")
@@ -31,8 +33,13 @@ def test_classification_jsonl_with_bad_rows(tmp_path):
     metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
     assert set(metrics) == {"accuracy", "macro_precision", "macro_recall", "macro_f1", "auc", "n"}
     assert metrics["n"] == 3 and isinstance(metrics["n"], int)
-    expected = f1_score(["hateful", "not_hateful", "not_hateful"], ["hateful", "<invalid>", "not_hateful"],
-                        labels=["hateful", "not_hateful"], average="macro", zero_division=0)
+    expected = f1_score(
+        ["hateful", "not_hateful", "not_hateful"],
+        ["hateful", "<invalid>", "not_hateful"],
+        labels=["hateful", "not_hateful"],
+        average="macro",
+        zero_division=0,
+    )
     assert abs(metrics["macro_f1"] - expected) < 1e-9
     info = json.loads((tmp_path / "out" / "score_info.json").read_text())
     skipped = info["skipped_rows"]

@@ -33,16 +33,28 @@ def _log_rows(task: str = "ocr") -> list[dict]:
         for item, (reference, *predictions) in ITEMS.items():
             raw = predictions[seed]
             parsed = None if raw is None else raw.strip('"')
-            rows.append({"task": task, "id": item, "seed": seed, "raw": str(raw), "parsed": parsed,
-                         "valid": parsed is not None, "strict_valid": raw is not None and raw != '"ok"',
-                         "reference": reference})
+            rows.append(
+                {
+                    "task": task,
+                    "id": item,
+                    "seed": seed,
+                    "raw": str(raw),
+                    "parsed": parsed,
+                    "valid": parsed is not None,
+                    "strict_valid": raw is not None and raw != '"ok"',
+                    "reference": reference,
+                }
+            )
     return rows
 
 
 def _direct(seed: int, dataset: str) -> dict[str, float]:
     """WER, CER and NLTK BLEU of one seed on one dataset, from jiwer and nltk directly."""
-    pairs = [(normalize_ocr(preds[seed] and preds[seed].strip('"')), normalize_ocr(ref))
-             for item, (ref, *preds) in ITEMS.items() if item.startswith(dataset + "/")]
+    pairs = [
+        (normalize_ocr(preds[seed] and preds[seed].strip('"')), normalize_ocr(ref))
+        for item, (ref, *preds) in ITEMS.items()
+        if item.startswith(dataset + "/")
+    ]
     hyp, ref = [p for p, _ in pairs], [r for _, r in pairs]
     out = {"wer": jiwer.wer(ref, hyp), "cer": jiwer.cer(ref, hyp)}
     for n in (1, 2):
@@ -80,10 +92,15 @@ def test_summary_without_strict_validity_has_no_strict_rate():
 @NLTK_WARNINGS
 def test_score_command_averages_datasets_and_prints_methods(tmp_path):
     path = tmp_path / "ocr.jsonl"
-    path.write_text("".join(json.dumps({"id": item, "prediction": preds[0], "reference": ref}) + "\n"
-                            for item, (ref, *preds) in ITEMS.items()))
-    result = CliRunner().invoke(app, ["score", "--task", "ocr", "--predictions", str(path), "--out",
-                                      str(tmp_path / "out"), "--bootstrap", "50"])
+    path.write_text(
+        "".join(
+            json.dumps({"id": item, "prediction": preds[0], "reference": ref}) + "\n"
+            for item, (ref, *preds) in ITEMS.items()
+        )
+    )
+    result = CliRunner().invoke(
+        app, ["score", "--task", "ocr", "--predictions", str(path), "--out", str(tmp_path / "out"), "--bootstrap", "50"]
+    )
     assert result.exit_code == 0, result.output
     metrics = json.loads((tmp_path / "out/metrics.json").read_text())
     info = json.loads((tmp_path / "out/score_info.json").read_text())
@@ -103,10 +120,31 @@ def test_score_command_averages_datasets_and_prints_methods(tmp_path):
             assert info["methods"][key] == find_metric("ocr", key).describe()
     assert any(line.startswith("hateful_memes: wer=") for line in lines)
     # ids that name no dataset: scored together, as before
-    path.write_text("".join(json.dumps({"id": str(i), "prediction": preds[0], "reference": ref}) + "\n"
-                            for i, (ref, *preds) in enumerate(ITEMS.values())))
-    assert CliRunner().invoke(app, ["score", "--task", "ocr", "--predictions", str(path), "--out",
-                                    str(tmp_path / "pooled"), "--bootstrap", "0"]).exit_code == 0
+    path.write_text(
+        "".join(
+            json.dumps({"id": str(i), "prediction": preds[0], "reference": ref}) + "\n"
+            for i, (ref, *preds) in enumerate(ITEMS.values())
+        )
+    )
+    assert (
+        CliRunner()
+        .invoke(
+            app,
+            [
+                "score",
+                "--task",
+                "ocr",
+                "--predictions",
+                str(path),
+                "--out",
+                str(tmp_path / "pooled"),
+                "--bootstrap",
+                "0",
+            ],
+        )
+        .exit_code
+        == 0
+    )
     pooled = json.loads((tmp_path / "pooled/score_info.json").read_text())
     assert "per_dataset" not in pooled
     hyp = [normalize_ocr(preds[0] and preds[0].strip('"')) for _, *preds in ITEMS.values()]

@@ -13,16 +13,44 @@ from mmsoc.cli import app
 from mmsoc.metrics import evaluate_modules
 
 CASES = {  # module -> (task, rows of id, prediction, reference, compute kwargs)
-    "mmsoc_classification": ("sentiment", [("1", "positive", "positive"), ("2", None, "neutral"),
-                                           ("3", "negative", "neutral"), ("4", "neutral", "neutral")], {}),
-    "mmsoc_tagging": ("tagging", [("a", ["music", "pop_music"], ["music"]), ("b", [], ["sport", "tennis"]),
-                                  ("c", ["film", "not_a_topic"], ["film", "jazz"])], {}),
-    "mmsoc_ocr": ("ocr", [("hateful_memes/1", '"When you SEE it"', "when you see it"),
-                          ("hateful_memes/2", None, "nothing read"), ("memotion/x.jpg", "okay", "ok"),
-                          ("memotion/y.jpg", '"a b c d"', "a b c e")], {}),
-    "mmsoc_generation": ("social_context", [("1", "A red cat sits on the mat.", "The cat sat on a red mat."),
-                                            ("2", "", "two dogs play"),
-                                            ("3", "people celebrate together", "a festival with people")], {}),
+    "mmsoc_classification": (
+        "sentiment",
+        [
+            ("1", "positive", "positive"),
+            ("2", None, "neutral"),
+            ("3", "negative", "neutral"),
+            ("4", "neutral", "neutral"),
+        ],
+        {},
+    ),
+    "mmsoc_tagging": (
+        "tagging",
+        [
+            ("a", ["music", "pop_music"], ["music"]),
+            ("b", [], ["sport", "tennis"]),
+            ("c", ["film", "not_a_topic"], ["film", "jazz"]),
+        ],
+        {},
+    ),
+    "mmsoc_ocr": (
+        "ocr",
+        [
+            ("hateful_memes/1", '"When you SEE it"', "when you see it"),
+            ("hateful_memes/2", None, "nothing read"),
+            ("memotion/x.jpg", "okay", "ok"),
+            ("memotion/y.jpg", '"a b c d"', "a b c e"),
+        ],
+        {},
+    ),
+    "mmsoc_generation": (
+        "social_context",
+        [
+            ("1", "A red cat sits on the mat.", "The cat sat on a red mat."),
+            ("2", "", "two dogs play"),
+            ("3", "people celebrate together", "a festival with people"),
+        ],
+        {},
+    ),
 }
 
 
@@ -41,8 +69,21 @@ def load(tmp_path_factory):
 def _mmsoc_score(tmp_path, task: str, rows: list[tuple], *options: str) -> dict:
     path = tmp_path / f"{task}.jsonl"
     path.write_text("".join(json.dumps({"id": i, "prediction": p, "reference": r}) + "\n" for i, p, r in rows))
-    result = CliRunner().invoke(app, ["score", "--task", task, "--predictions", str(path), "--out",
-                                      str(tmp_path / task), "--bootstrap", "0", *options])
+    result = CliRunner().invoke(
+        app,
+        [
+            "score",
+            "--task",
+            task,
+            "--predictions",
+            str(path),
+            "--out",
+            str(tmp_path / task),
+            "--bootstrap",
+            "0",
+            *options,
+        ],
+    )
     assert result.exit_code == 0, result.output
     return json.loads((tmp_path / task / "metrics.json").read_text())
 
@@ -79,8 +120,9 @@ def test_ocr_module_without_ids_scores_the_items_together(load, tmp_path):
 
 def test_generation_module_with_embedding_metrics(load, tmp_path):
     _, rows, _ = CASES["mmsoc_generation"]
-    got = load("mmsoc_generation").compute(predictions=[p for _, p, _ in rows], references=[r for _, _, r in rows],
-                                           task="image_description")
+    got = load("mmsoc_generation").compute(
+        predictions=[p for _, p, _ in rows], references=[r for _, _, r in rows], task="image_description"
+    )
     expected = _mmsoc_score(tmp_path, "image_description", rows)
     assert "bertscore_f1" in expected and "embedding_similarity" in expected
     assert json.loads(json.dumps(got)) == expected

@@ -91,8 +91,9 @@ def test_bleu_bootstrap_replicates_equal_nltk_on_resampled_items():
     for replicate in range(5):
         rows = np.repeat(np.arange(len(pred)), counts[0][replicate].astype(int))
         for n in (1, 4):
-            expected = corpus_bleu([[ref[i].split()] for i in rows], [pred[i].split() for i in rows],
-                                   weights=(1 / n,) * n)
+            expected = corpus_bleu(
+                [[ref[i].split()] for i in rows], [pred[i].split() for i in rows], weights=(1 / n,) * n
+            )
             assert abs(replicate_values(details.stats[f"bleu{n}"], counts)[replicate] - expected) < 1e-12
 
 

@@ -46,7 +46,7 @@ def write_sample(root, context):
 DATASET = Dataset(FOLDER, load, write_sample=write_sample)
 '''
 
-RUN = '''
+RUN = """
 import json, sys
 import mmsoc.tasks.mmsoc as suite
 suite.__path__.append(sys.argv[1])
@@ -56,12 +56,15 @@ from mmsoc.tasks.data.sample import write_sample
 write_sample(sys.argv[2])
 test = load_examples("toy_sentiment", sys.argv[2], "test")
 print(json.dumps({"tasks": list(task_ids()), "labels": [e.label for e in test.examples][:4], "n": len(test.examples)}))
-'''
+"""
 
 
 def _digest(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_every_source_is_a_registered_dataset_and_every_dataset_serves_a_task():
@@ -70,8 +73,13 @@ def test_every_source_is_a_registered_dataset_and_every_dataset_serves_a_task():
     assert every_source == set(DATASETS.names())
     assert sources == {d.name for d in suite_datasets("mmsoc")}
     assert get_task("ocr").sources == ("hateful_memes", "memotion")
-    assert [d.name for d in suite_datasets("mmsoc")] == ["hateful_memes", "descriptions", "memotion", "fakenewsnet",
-                                                         "youtube2000"]
+    assert [d.name for d in suite_datasets("mmsoc")] == [
+        "hateful_memes",
+        "descriptions",
+        "memotion",
+        "fakenewsnet",
+        "youtube2000",
+    ]
     for dataset in suite_datasets("mmsoc"):
         if dataset.hub is not None:
             assert set(dataset.hub.splits) <= {"train", "dev", "test"}, dataset.name
@@ -84,8 +92,13 @@ def test_a_task_on_a_new_dataset_is_one_module(tmp_path):
     plugin.mkdir()
     (plugin / "toy.py").write_text(textwrap.dedent(TOY_MODULE))
     with_toy = tmp_path / "with_toy"
-    run = subprocess.run([sys.executable, "-c", RUN, str(plugin), str(with_toy)], capture_output=True, text=True,
-                         timeout=600, check=False)
+    run = subprocess.run(
+        [sys.executable, "-c", RUN, str(plugin), str(with_toy)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert run.returncode == 0, run.stderr
     found = json.loads(run.stdout.strip().splitlines()[-1])
     assert found["tasks"][-1] == "toy_sentiment" and found["n"] == 24

@@ -20,25 +20,70 @@ datasets = pytest.importorskip("datasets")
 Value, Sequence = datasets.Value, datasets.Sequence
 
 YOUTUBE_FEATURES = {
-    "image": datasets.Image(), "caption": Value("bool"), "categoryId": Value("int64"), "channelId": Value("string"),
-    "channelTitle": Value("string"), "commentCount": Value("double"), "defaultAudioLanguage": Value("string"),
-    "defaultLanguage": Value("string"), "description": Value("string"), "dislikeCount": Value("int64"),
-    "duration": Value("string"), "embeddable": Value("bool"), "etag": Value("string"),
-    "failureReason": Value("string"), "favoriteCount": Value("int64"), "hasCustomThumbnail": Value("bool"),
-    "id": Value("string"), "kind": Value("string"), "license": Value("string"), "licensedContent": Value("bool"),
-    "likeCount": Value("double"), "madeForKids": Value("bool"), "privacyStatus": Value("string"),
-    "projection": Value("string"), "publicStatsViewable": Value("bool"), "publishAt": Value("timestamp[s]"),
-    "publishedAt": Value("timestamp[s]"), "regionRestriction_allowed": Value("string"),
-    "regionRestriction_blocked": Value("string"), "rejectionReason": Value("string"),
-    "relevantTopicIds": Value("string"), "selfDeclaredMadeForKids": Value("bool"), "tags": Value("string"),
-    "title": Value("string"), "topicIds": Value("null"), "uploadStatus": Value("string"), "viewCount": Value("int64"),
-    "topics": Sequence(Value("string")), "split": Value("string"),
+    "image": datasets.Image(),
+    "caption": Value("bool"),
+    "categoryId": Value("int64"),
+    "channelId": Value("string"),
+    "channelTitle": Value("string"),
+    "commentCount": Value("double"),
+    "defaultAudioLanguage": Value("string"),
+    "defaultLanguage": Value("string"),
+    "description": Value("string"),
+    "dislikeCount": Value("int64"),
+    "duration": Value("string"),
+    "embeddable": Value("bool"),
+    "etag": Value("string"),
+    "failureReason": Value("string"),
+    "favoriteCount": Value("int64"),
+    "hasCustomThumbnail": Value("bool"),
+    "id": Value("string"),
+    "kind": Value("string"),
+    "license": Value("string"),
+    "licensedContent": Value("bool"),
+    "likeCount": Value("double"),
+    "madeForKids": Value("bool"),
+    "privacyStatus": Value("string"),
+    "projection": Value("string"),
+    "publicStatsViewable": Value("bool"),
+    "publishAt": Value("timestamp[s]"),
+    "publishedAt": Value("timestamp[s]"),
+    "regionRestriction_allowed": Value("string"),
+    "regionRestriction_blocked": Value("string"),
+    "rejectionReason": Value("string"),
+    "relevantTopicIds": Value("string"),
+    "selfDeclaredMadeForKids": Value("bool"),
+    "tags": Value("string"),
+    "title": Value("string"),
+    "topicIds": Value("null"),
+    "uploadStatus": Value("string"),
+    "viewCount": Value("int64"),
+    "topics": Sequence(Value("string")),
+    "split": Value("string"),
 }
 """The YouTube2000 features exactly as the MM-Soc code declares them (data_utils.load_data)."""
-MEMOTION_FEATURES = {"image": datasets.Image(), **{name: Value("string") for name in (
-    "text_ocr", "text_corrected", "humor", "sarcasm", "offensive", "motivational", "sentiment", "split")}}
-HATEFUL_FEATURES = {"id": Value("int64"), "image": datasets.Image(), "text": Value("string"), "label": Value("int64"),
-                    "split": Value("string")}
+MEMOTION_FEATURES = {
+    "image": datasets.Image(),
+    **{
+        name: Value("string")
+        for name in (
+            "text_ocr",
+            "text_corrected",
+            "humor",
+            "sarcasm",
+            "offensive",
+            "motivational",
+            "sentiment",
+            "split",
+        )
+    },
+}
+HATEFUL_FEATURES = {
+    "id": Value("int64"),
+    "image": datasets.Image(),
+    "text": Value("string"),
+    "label": Value("int64"),
+    "split": Value("string"),
+}
 NEWS_FEATURES = {"image": datasets.Image(), "text": Value("string"), "label": Value("int64"), "split": Value("string")}
 
 
@@ -49,10 +94,22 @@ def _png(color: str, size=(8, 6)) -> bytes:
 
 
 def _youtube(split: str) -> "datasets.Dataset":
-    rows = [{"id": "abcDEF12345", "title": "Final Set Highlights", "description": "tennis final",
-             "tags": "tennis,final,highlights", "topics": ["Sport", "https://en.wikipedia.org/wiki/Tennis"]},
-            {"id": "xyz_9876543", "title": "Easy Noodles", "description": None, "tags": "cooking",
-             "topics": ["Lifestyle_(sociology)", "Food"]}]
+    rows = [
+        {
+            "id": "abcDEF12345",
+            "title": "Final Set Highlights",
+            "description": "tennis final",
+            "tags": "tennis,final,highlights",
+            "topics": ["Sport", "https://en.wikipedia.org/wiki/Tennis"],
+        },
+        {
+            "id": "xyz_9876543",
+            "title": "Easy Noodles",
+            "description": None,
+            "tags": "cooking",
+            "topics": ["Lifestyle_(sociology)", "Food"],
+        },
+    ]
     columns = {name: [None] * len(rows) for name in YOUTUBE_FEATURES}
     for name in ("id", "title", "description", "tags", "topics"):
         columns[name] = [row[name] for row in rows]
@@ -62,25 +119,38 @@ def _youtube(split: str) -> "datasets.Dataset":
 
 
 def _memotion(split: str) -> "datasets.Dataset":
-    columns = {"image": [{"bytes": _png("red"), "path": "image_9.jpg"}, {"bytes": _png("gray"), "path": None}],
-               "text_ocr": ["LOOK AT ME", "ME WHEN"], "text_corrected": ["look at me", ""],
-               "humor": ["very_funny", "not_funny"], "sarcasm": ["general", "not_sarcastic"],
-               "offensive": ["not_offensive", "slight"], "motivational": ["motivational", "not_motivational"],
-               "sentiment": ["very_negative", "neutral"], "split": [split, split]}
+    columns = {
+        "image": [{"bytes": _png("red"), "path": "image_9.jpg"}, {"bytes": _png("gray"), "path": None}],
+        "text_ocr": ["LOOK AT ME", "ME WHEN"],
+        "text_corrected": ["look at me", ""],
+        "humor": ["very_funny", "not_funny"],
+        "sarcasm": ["general", "not_sarcastic"],
+        "offensive": ["not_offensive", "slight"],
+        "motivational": ["motivational", "not_motivational"],
+        "sentiment": ["very_negative", "neutral"],
+        "split": [split, split],
+    }
     return datasets.Dataset.from_dict(columns, features=datasets.Features(MEMOTION_FEATURES))
 
 
 def _hateful(split: str) -> "datasets.Dataset":
-    columns = {"id": [42953, 23058], "image": [{"bytes": _png("white"), "path": None}, None],
-               "text": ["its their character not their color that matters", "don't be afraid to love"],
-               "label": [1, 0], "split": [split, split]}
+    columns = {
+        "id": [42953, 23058],
+        "image": [{"bytes": _png("white"), "path": None}, None],
+        "text": ["its their character not their color that matters", "don't be afraid to love"],
+        "label": [1, 0],
+        "split": [split, split],
+    }
     return datasets.Dataset.from_dict(columns, features=datasets.Features(HATEFUL_FEATURES))
 
 
 def _news(split: str) -> "datasets.Dataset":
-    columns = {"image": [{"bytes": _png("black"), "path": None}, {"bytes": _png("yellow"), "path": None}],
-               "text": ["Senator caught in secret deal", "Senate passes budget."], "label": [1, 0],
-               "split": [split, split]}
+    columns = {
+        "image": [{"bytes": _png("black"), "path": None}, {"bytes": _png("yellow"), "path": None}],
+        "text": ["Senator caught in secret deal", "Senate passes budget."],
+        "label": [1, 0],
+        "split": [split, split],
+    }
     return datasets.Dataset.from_dict(columns, features=datasets.Features(NEWS_FEATURES))
 
 
@@ -97,21 +167,31 @@ COPIES = {
 MM-Soc code reads, split ``validation``) and ``MMSoc_YouTube2M`` are taken to share their siblings' layout."""
 
 EXPECTED = {
-    ("hateful_memes", "hate"): [("42953", "hateful", "its their character not their color that matters"),
-                                ("23058", "not_hateful", "don't be afraid to love")],
-    ("hateful_memes", "ocr"): [("hateful_memes/42953", "its their character not their color that matters", ""),
-                               ("hateful_memes/23058", "don't be afraid to love", "")],
+    ("hateful_memes", "hate"): [
+        ("42953", "hateful", "its their character not their color that matters"),
+        ("23058", "not_hateful", "don't be afraid to love"),
+    ],
+    ("hateful_memes", "ocr"): [
+        ("hateful_memes/42953", "its their character not their color that matters", ""),
+        ("hateful_memes/23058", "don't be afraid to love", ""),
+    ],
     ("memotion", "humor"): [("image_9.jpg", "humorous", "look at me"), ("2.png", "not_humorous", "ME WHEN")],
     ("memotion", "sentiment"): [("image_9.jpg", "negative", "look at me"), ("2.png", "neutral", "ME WHEN")],
     ("memotion", "sarcasm"): [("image_9.jpg", "sarcastic", "look at me"), ("2.png", "not_sarcastic", "ME WHEN")],
     ("memotion", "offensive"): [("image_9.jpg", "not_offensive", "look at me"), ("2.png", "offensive", "ME WHEN")],
     ("memotion", "ocr"): [("memotion/image_9.jpg", "look at me", ""), ("memotion/2.png", "ME WHEN", "")],
-    ("fakenewsnet", "misinfo_politifact"): [("1", "fake", "Senator caught in secret deal."),
-                                            ("2", "true", "Senate passes budget.")],
-    ("fakenewsnet", "misinfo_gossipcop"): [("1", "fake", "Senator caught in secret deal."),
-                                           ("2", "true", "Senate passes budget.")],
-    ("youtube2000", "tagging"): [("abcDEF12345", ["sport", "tennis"], "Final Set Highlights\ntennis final"),
-                                 ("xyz_9876543", ["food", "lifestyle"], "Easy Noodles")],
+    ("fakenewsnet", "misinfo_politifact"): [
+        ("1", "fake", "Senator caught in secret deal."),
+        ("2", "true", "Senate passes budget."),
+    ],
+    ("fakenewsnet", "misinfo_gossipcop"): [
+        ("1", "fake", "Senator caught in secret deal."),
+        ("2", "true", "Senate passes budget."),
+    ],
+    ("youtube2000", "tagging"): [
+        ("abcDEF12345", ["sport", "tennis"], "Final Set Highlights\ntennis final"),
+        ("xyz_9876543", ["food", "lifestyle"], "Easy Noodles"),
+    ],
 }
 
 
@@ -151,8 +231,13 @@ def _publish(root: Path, repo: str) -> None:
 
 
 def test_hub_reads_each_copys_own_split_names(tmp_path, monkeypatch):
-    for repo in ("Ahren09/MMSoc_YouTube2000", "Ahren09/MMSoc_YouTube2M", "Ahren09/MMSoc_Memotion",
-                 "Ahren09/MMSoc_HatefulMemes", "Ahren09/MMSoc_GossipCop"):
+    for repo in (
+        "Ahren09/MMSoc_YouTube2000",
+        "Ahren09/MMSoc_YouTube2M",
+        "Ahren09/MMSoc_Memotion",
+        "Ahren09/MMSoc_HatefulMemes",
+        "Ahren09/MMSoc_GossipCop",
+    ):
         _publish(tmp_path / "hub", repo)
     monkeypatch.chdir(tmp_path / "hub")  # datasets reads a folder named like the repo id before the hub
     tagging = load_examples("tagging", "hub", "dev")
@@ -172,29 +257,53 @@ def test_hub_reads_each_copys_own_split_names(tmp_path, monkeypatch):
 
 
 def _offline_env(tmp_path: Path) -> dict:
-    return {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf"),
-            "MMSOC_CACHE": str(tmp_path / "mmsoc"), "PYTHONPATH": os.pathsep.join(sys.path)}
+    return {
+        **os.environ,
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HUB_OFFLINE": "1",
+        "HF_HOME": str(tmp_path / "hf"),
+        "MMSOC_CACHE": str(tmp_path / "mmsoc"),
+        "PYTHONPATH": os.pathsep.join(sys.path),
+    }
 
 
 def test_hub_offline_error_says_how_to_use_local_files(tmp_path):
-    code = ("from mmsoc.tasks.data import load_examples\nfrom mmsoc.tasks.data.hub import HubUnavailable\n"
-            "try:\n    load_examples('sarcasm', 'hub')\nexcept HubUnavailable as err:\n    print(err)\n")
-    out = subprocess.run([sys.executable, "-c", code], env=_offline_env(tmp_path), capture_output=True, text=True,
-                         timeout=120, cwd=tmp_path, check=False).stdout
+    code = (
+        "from mmsoc.tasks.data import load_examples\nfrom mmsoc.tasks.data.hub import HubUnavailable\n"
+        "try:\n    load_examples('sarcasm', 'hub')\nexcept HubUnavailable as err:\n    print(err)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=_offline_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        check=False,
+    ).stdout
     assert "cannot reach the Hugging Face hub for Ahren09/MMSoc_Memotion" in out
     assert "--data DIR" in out and "--data sample" in out and "memotion/" in out
 
 
-@pytest.mark.parametrize("command", [
-    ["eval", "--task", "sarcasm", "--model", "random", "--greedy"],
-    ["finetune", "--tasks", "sarcasm", "--model", "no-such-model"],
-    ["explain", "--task", "sarcasm", "--model", "random"],
-    ["self-improve", "--task", "sarcasm", "--model", "random"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["eval", "--task", "sarcasm", "--model", "random", "--greedy"],
+        ["finetune", "--tasks", "sarcasm", "--model", "no-such-model"],
+        ["explain", "--task", "sarcasm", "--model", "random"],
+        ["self-improve", "--task", "sarcasm", "--model", "random"],
+    ],
+)
 def test_hub_unavailable_is_one_line_in_every_command(tmp_path, command):
-    run = subprocess.run([sys.executable, "-m", "mmsoc", *command, "--data", "hub", "--out", str(tmp_path / "out")],
-                         env=_offline_env(tmp_path), capture_output=True, text=True, timeout=300, cwd=tmp_path,
-                         check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "mmsoc", *command, "--data", "hub", "--out", str(tmp_path / "out")],
+        env=_offline_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        check=False,
+    )
     lines = run.stderr.strip().splitlines()
     assert run.returncode == 2 and len(lines) == 1, run.stderr
     assert lines[0].startswith("error: cannot reach the Hugging Face hub for Ahren09/MMSoc_Memotion")
@@ -202,8 +311,14 @@ def test_hub_unavailable_is_one_line_in_every_command(tmp_path, command):
 
 
 def test_data_check_lists_an_unreachable_hub_per_task(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "mmsoc", "data", "check", "--data", "hub", "--task", "humor"],
-                         env={**_offline_env(tmp_path), "COLUMNS": "400"}, capture_output=True, text=True,
-                         timeout=300, cwd=tmp_path, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "mmsoc", "data", "check", "--data", "hub", "--task", "humor"],
+        env={**_offline_env(tmp_path), "COLUMNS": "400"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        check=False,
+    )
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert "cannot reach the Hugging Face hub for Ahren09/MMSoc_Memotion" in run.stdout

@@ -44,11 +44,13 @@ def test_inside_resolves_within_the_root_and_refuses_the_rest(layout):
 
 def test_manifest_paths_out_of_the_root_are_skipped_and_named(layout):
     root, secret = layout
-    rows = [{"id": 1, "img": "img/ok.png", "label": 1, "text": "fine"},
-            {"id": 2, "img": "../../secret.png", "label": 0, "text": "traversal"},
-            {"id": 3, "img": str(secret), "label": 0, "text": "absolute"},
-            {"id": 4, "img": "img/link.png", "label": 1, "text": "symlink out"},
-            {"id": 5, "img": "img/inner.png", "label": 0, "text": "symlink in"}]
+    rows = [
+        {"id": 1, "img": "img/ok.png", "label": 1, "text": "fine"},
+        {"id": 2, "img": "../../secret.png", "label": 0, "text": "traversal"},
+        {"id": 3, "img": str(secret), "label": 0, "text": "absolute"},
+        {"id": 4, "img": "img/link.png", "label": 1, "text": "symlink out"},
+        {"id": 5, "img": "img/inner.png", "label": 0, "text": "symlink in"},
+    ]
     manifest = root / "hateful_memes/test.jsonl"
     manifest.write_text("".join(json.dumps(row) + "\n" for row in rows))
     result = load_examples("hate", str(root))
@@ -68,8 +70,11 @@ def test_description_paths_may_not_leave_the_data_folder(layout):
     root, _ = layout
     (root / "descriptions").mkdir()
     (root / "descriptions/social_context_test.jsonl").write_text(
-        json.dumps({"id": "a", "image": "hateful_memes/img/ok.png", "reference": "fine"}) + "\n"
-        + json.dumps({"id": "b", "image": "../secret.png", "reference": "escapes"}) + "\n")
+        json.dumps({"id": "a", "image": "hateful_memes/img/ok.png", "reference": "fine"})
+        + "\n"
+        + json.dumps({"id": "b", "image": "../secret.png", "reference": "escapes"})
+        + "\n"
+    )
     result = load_examples("social_context", str(root))
     assert [e.id for e in result.examples] == ["a"]
     assert [(p.id, p.line, p.field) for p in result.problems] == [("b", 2, "image")]
@@ -78,9 +83,15 @@ def test_description_paths_may_not_leave_the_data_folder(layout):
 def test_hub_file_names_cannot_escape_the_image_cache(tmp_path, monkeypatch):
     datasets = pytest.importorskip("datasets")
     monkeypatch.setenv("MMSOC_CACHE", str(tmp_path / "cache"))
-    rows = datasets.Dataset.from_dict({"id": ["../../../../escaped", "fine"],
-                                       "image": [Image.new("RGB", (4, 4)), Image.new("RGB", (4, 4))],
-                                       "text": ["a", "b"], "label": [1, 0], "split": ["test", "test"]})
+    rows = datasets.Dataset.from_dict(
+        {
+            "id": ["../../../../escaped", "fine"],
+            "image": [Image.new("RGB", (4, 4)), Image.new("RGB", (4, 4))],
+            "text": ["a", "b"],
+            "label": [1, 0],
+            "split": ["test", "test"],
+        }
+    )
     rows = rows.cast_column("image", datasets.Image())
     hub = DATASETS.get("hateful_memes").hub
     result = from_hub_rows(get_task("hate"), hub, "Ahren09/MMSoc_HatefulMemes", rows, "test")

@@ -20,8 +20,11 @@ CLASSIFICATION = [t for t, spec in TASKS.items() if spec.kind == "classification
 
 
 def _digest(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +88,9 @@ def test_text_alone_is_at_chance_by_construction(sample_dir):
         for text, counts in by_text.items():
             assert set(counts) == set(TASKS[task].labels) and len(set(counts.values())) == 1, (task, text, counts)
         vectorizer = TfidfVectorizer(ngram_range=(1, 2))
-        model = LogisticRegression(C=10, max_iter=1000).fit(vectorizer.fit_transform([e.text for e in train]),
-                                                      [e.label for e in train])
+        model = LogisticRegression(C=10, max_iter=1000).fit(
+            vectorizer.fit_transform([e.text for e in train]), [e.label for e in train]
+        )
         predicted = model.predict(vectorizer.transform([e.text for e in test]))
         assert f1_score([e.label for e in test], predicted, average="macro") <= 1 / len(TASKS[task].labels) + 1e-9, task
 
@@ -104,8 +108,9 @@ def test_the_picture_carries_every_classification_label(sample_dir):
     for task in CLASSIFICATION:
         train = load_examples(task, str(sample_dir), "train").examples
         test = load_examples(task, str(sample_dir), "test").examples
-        model = LogisticRegression(C=10, max_iter=5000).fit(np.stack([_pixels(e) for e in train]),
-                                                            [e.label for e in train])
+        model = LogisticRegression(C=10, max_iter=5000).fit(
+            np.stack([_pixels(e) for e in train]), [e.label for e in train]
+        )
         predicted = model.predict(np.stack([_pixels(e) for e in test]))
         assert f1_score([e.label for e in test], predicted, average="macro") >= 0.85, task
 
@@ -117,8 +122,11 @@ def test_descriptions_match_the_picture(sample_dir):
 
     for split in ("train", "test"):
         labels = {e.id: e.label for e in load_examples("hate", str(sample_dir), split).examples}
-        captions = {e.id.split("/")[1]: e.label for e in load_examples("ocr", str(sample_dir), split).examples
-                    if e.id.startswith("hateful_memes/")}
+        captions = {
+            e.id.split("/")[1]: e.label
+            for e in load_examples("ocr", str(sample_dir), split).examples
+            if e.id.startswith("hateful_memes/")
+        }
         for example in load_examples("image_description", str(sample_dir), split).examples:
             reference = example.label
             color = next(name for name in COLORS if f" {name} " in reference.split(" on ")[-1])
@@ -173,8 +181,9 @@ def test_cli_sample_tasks_and_check(tmp_path):
     listing = runner.invoke(app, ["tasks"], env={"COLUMNS": "200"})
     assert listing.exit_code == 0 and all(task in listing.output for task in task_ids())
     (out / "hateful_memes/img/10001.png").unlink()
-    check = runner.invoke(app, ["data", "check", "--data", str(out), "--split", "train", "--task", "hate"],
-                          env={"COLUMNS": "200"})
+    check = runner.invoke(
+        app, ["data", "check", "--data", str(out), "--split", "train", "--task", "hate"], env={"COLUMNS": "200"}
+    )
     assert check.exit_code == 0 and "image not found" in check.output
     for command in (["data", "sample"], ["data", "check"], ["tasks"]):
         help_text = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "200"}).output

@@ -39,8 +39,9 @@ def served(tiny_llava, tmp_path_factory):
 def reference(served, tmp_path_factory) -> dict:
     """(task, id) -> raw response of the in-process transformers backend on the same model folder."""
     out = tmp_path_factory.mktemp("reference")
-    result = CliRunner().invoke(app, ["eval", "--no-progress", "--fast-metrics", *TASKS, "--model",
-                                      str(served.model_dir), "--out", str(out)])
+    result = CliRunner().invoke(
+        app, ["eval", "--no-progress", "--fast-metrics", *TASKS, "--model", str(served.model_dir), "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     return {(row["task"], row["id"]): row["raw"] for row in _rows(out)}
 
@@ -51,15 +52,33 @@ def _rows(run: Path) -> list[dict]:
 
 
 def _command(served: ServeProcess, out: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "mmsoc", "eval", "--no-progress", "--fast-metrics", *TASKS, "--model",
-            f"openai:{served.model_dir}", "--api-base", served.url, "--batch-size", "4", "--concurrency", "2",
-            "--out", str(out), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "mmsoc",
+        "eval",
+        "--no-progress",
+        "--fast-metrics",
+        *TASKS,
+        "--model",
+        f"openai:{served.model_dir}",
+        "--api-base",
+        served.url,
+        "--batch-size",
+        "4",
+        "--concurrency",
+        "2",
+        "--out",
+        str(out),
+        *extra,
+    ]
 
 
 def _start_and_kill_server_after(served: ServeProcess, command: list[str], out: Path, rows: int) -> subprocess.Popen:
     """Start the run; SIGKILL the server once ``rows`` predictions are logged."""
-    run = subprocess.Popen(command, env={**CHILD_ENV, "MMSOC_API_KEY": KEY}, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
+    run = subprocess.Popen(
+        command, env={**CHILD_ENV, "MMSOC_API_KEY": KEY}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     deadline = time.monotonic() + 300
     while len(_rows(out)) < rows and run.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -88,8 +107,9 @@ def test_server_killed_mid_run_failures_recorded_then_rerun_resumes_with_nothing
     assert all("no answer from" in p["problem"] and p["id"] in p["problem"] for p in problems)
 
     served.start()
-    second = subprocess.run(command, env={**CHILD_ENV, "MMSOC_API_KEY": KEY}, capture_output=True, text=True,
-                            check=False, timeout=600)
+    second = subprocess.run(
+        command, env={**CHILD_ENV, "MMSOC_API_KEY": KEY}, capture_output=True, text=True, check=False, timeout=600
+    )
     assert second.returncode == 0, second.stdout + second.stderr
     after = _rows(out)
     assert len(after) == len(reference) and all(row in after for row in before)  # earlier predictions kept as they were
@@ -113,15 +133,36 @@ def test_run_rides_out_a_server_restart_by_retrying(served, reference, tmp_path)
 
 
 @needs_server
-def test_a_500_is_retried_and_a_call_that_keeps_failing_is_recorded_as_a_problem(served, reference, tmp_path,
-                                                                                   monkeypatch):
+def test_a_500_is_retried_and_a_call_that_keeps_failing_is_recorded_as_a_problem(
+    served, reference, tmp_path, monkeypatch
+):
     once, always = Request("hate", "10042", ()).rng_seed, Request("hate", "10043", ()).rng_seed
     monkeypatch.setenv("MMSOC_API_KEY", KEY)
     out = tmp_path / "run"
     with FailingProxy(served.url, fail_once={once}, fail_always={always}) as proxy:
-        result = CliRunner().invoke(app, ["eval", "--no-progress", "--fast-metrics", "--task", "hate", "--limit", "4",
-                                          "--greedy", "--max-new-tokens", "6", "--model", f"openai:{served.model_dir}",
-                                          "--api-base", proxy.url, "--retries", "2", "--out", str(out)])
+        result = CliRunner().invoke(
+            app,
+            [
+                "eval",
+                "--no-progress",
+                "--fast-metrics",
+                "--task",
+                "hate",
+                "--limit",
+                "4",
+                "--greedy",
+                "--max-new-tokens",
+                "6",
+                "--model",
+                f"openai:{served.model_dir}",
+                "--api-base",
+                proxy.url,
+                "--retries",
+                "2",
+                "--out",
+                str(out),
+            ],
+        )
     assert result.exit_code == 0, result.output
     raw = {r["id"]: r["raw"] for r in _rows(out)}
     assert raw == {i: reference[("hate", i)] for i in ("10041", "10042", "10044")}
@@ -147,8 +188,25 @@ def test_option_scoring_without_prompt_logprobs_asks_for_generate(served):
 @pytest.mark.skipif("openai" in SERVING_MISSING, reason=SKIP_REASON)
 def test_an_unreachable_server_is_one_line_and_claims_no_folder(tmp_path, free_port_url):
     out = tmp_path / "run"
-    result = CliRunner().invoke(app, ["eval", "--task", "hate", "--limit", "1", "--greedy", "--model", "openai:m",
-                                      "--api-base", free_port_url, "--retries", "0", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--task",
+            "hate",
+            "--limit",
+            "1",
+            "--greedy",
+            "--model",
+            "openai:m",
+            "--api-base",
+            free_port_url,
+            "--retries",
+            "0",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 2 and "cannot reach" in result.output and "--api-base" in result.output
     assert not (out / "config.json").exists()
 
@@ -160,14 +218,31 @@ def free_port_url() -> str:
     return f"http://127.0.0.1:{free_port()}/v1"
 
 
-@pytest.mark.parametrize(("model", "extra", "message"), [
-    ("openai:m", [], "needs --api-base"),
-    ("openai:", ["--api-base", "http://127.0.0.1:9/v1"], "name the served model"),
-    ("random", ["--api-base", "http://127.0.0.1:9/v1"], "--api-base applies to a model on a server"),
-])
+@pytest.mark.parametrize(
+    ("model", "extra", "message"),
+    [
+        ("openai:m", [], "needs --api-base"),
+        ("openai:", ["--api-base", "http://127.0.0.1:9/v1"], "name the served model"),
+        ("random", ["--api-base", "http://127.0.0.1:9/v1"], "--api-base applies to a model on a server"),
+    ],
+)
 def test_api_flags_are_checked(tmp_path, model, extra, message):
-    result = CliRunner().invoke(app, ["eval", "--task", "hate", "--limit", "1", "--greedy", "--model", model, *extra,
-                                      "--out", str(tmp_path / "run")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--task",
+            "hate",
+            "--limit",
+            "1",
+            "--greedy",
+            "--model",
+            model,
+            *extra,
+            "--out",
+            str(tmp_path / "run"),
+        ],
+    )
     assert result.exit_code == 2 and message in result.output, result.output
 
 
@@ -214,8 +289,10 @@ def test_decoding_fields_greedy_and_nucleus():
 
 def test_option_loglik_from_vllm_prompt_logprobs_hand_worked():
     def entry(token: int, logprob: float, **others: float) -> dict:
-        return {str(token): {"logprob": logprob, "rank": 1, "decoded_token": "x"},
-                **{k: {"logprob": v, "rank": 2, "decoded_token": "y"} for k, v in others.items()}}
+        return {
+            str(token): {"logprob": logprob, "rank": 1, "decoded_token": "x"},
+            **{k: {"logprob": v, "rank": 2, "decoded_token": "y"} for k, v in others.items()},
+        }
 
     logprobs = [None, entry(2, -1.0), entry(3, -2.0), entry(7, -0.5, **{"9": -0.1}), entry(8, -0.25)]
     # prompt [1 2 3], prompt + option [1 2 3 7 8]: the option is tokens 7 and 8
@@ -224,7 +301,8 @@ def test_option_loglik_from_vllm_prompt_logprobs_hand_worked():
     merged = [None, entry(2, -1.0), entry(4, -3.0), entry(7, -0.5), entry(8, -0.25)]
     assert continuation_loglik((3, [1, 2, 3]), [1, 2, 4, 7, 8], merged, "x") == pytest.approx(-3.75)
     # no token ids from the server: the context's length, one entry per position
-    assert continuation_loglik((3, None), None, [None, entry(2, -1.0), entry(3, -2.0), entry(7, -0.5)],
-                               "x") == pytest.approx(-0.5)
+    assert continuation_loglik(
+        (3, None), None, [None, entry(2, -1.0), entry(3, -2.0), entry(7, -0.5)], "x"
+    ) == pytest.approx(-0.5)
     with pytest.raises(ValueError, match=r"item 5: .*lack the prompt token"):
         continuation_loglik((3, None), None, logprobs, "item 5")

@@ -43,8 +43,13 @@ CLASSIFICATION = [
     ("sentiment", "The sentiment is not negative, it is neutral.", INVALID, "neutral"),
     ("sentiment", "Neutral to positive", INVALID, INVALID),
     ("sentiment", "", INVALID, INVALID),
-    ("sentiment", "I cannot determine the sentiment of this image without more context about the people "
-                  "shown in it and the situation they are in, but it might be positive.", INVALID, INVALID),
+    (
+        "sentiment",
+        "I cannot determine the sentiment of this image without more context about the people "
+        "shown in it and the situation they are in, but it might be positive.",
+        INVALID,
+        INVALID,
+    ),
 ]
 
 
@@ -54,15 +59,21 @@ def test_classification_strict_and_lenient(task, raw, strict, lenient):
     assert parse_response(task, raw, "lenient") == ParseResult(lenient, lenient is not None)
 
 
-@pytest.mark.parametrize("raw, strict, lenient", [
-    ("music,pop_music", ["music", "pop_music"], ["music", "pop_music"]),
-    ("sports,tennis,french-open", INVALID, ["sport", "tennis"]),
-    ("Tags: Hip hop music, Music", INVALID, ["hip_hop_music", "music"]),
-    ("action-adventure game; role playing video game", ["action-adventure_game", "role-playing_video_game"],
-     ["action-adventure_game", "role-playing_video_game"]),
-    ("cooking, recipes", INVALID, INVALID),
-    ("", INVALID, INVALID),
-])
+@pytest.mark.parametrize(
+    "raw, strict, lenient",
+    [
+        ("music,pop_music", ["music", "pop_music"], ["music", "pop_music"]),
+        ("sports,tennis,french-open", INVALID, ["sport", "tennis"]),
+        ("Tags: Hip hop music, Music", INVALID, ["hip_hop_music", "music"]),
+        (
+            "action-adventure game; role playing video game",
+            ["action-adventure_game", "role-playing_video_game"],
+            ["action-adventure_game", "role-playing_video_game"],
+        ),
+        ("cooking, recipes", INVALID, INVALID),
+        ("", INVALID, INVALID),
+    ],
+)
 def test_tagging(raw, strict, lenient):
     assert parse_response("tagging", raw, "strict") == ParseResult(strict, strict is not None)
     assert parse_response("tagging", raw, "lenient") == ParseResult(lenient, lenient is not None)

@@ -72,8 +72,9 @@ def test_replacements_come_from_the_records_pool_of_other_questions(items, recor
 
 def test_ncaq_drops_only_the_question(items):
     out = perturb(items[:50], "NCAQ").items
-    assert all(o.question == "" and o.options == i.options and o.answer_idx == i.answer_idx
-               for o, i in zip(out, items[:50]))
+    assert all(
+        o.question == "" and o.options == i.options and o.answer_idx == i.answer_idx for o, i in zip(out, items[:50])
+    )
 
 
 @pytest.mark.parametrize("name", [p.name for p in OPTION_PERTURBATIONS])
@@ -120,8 +121,11 @@ def test_desiq_s_partners_come_from_the_same_video_or_are_counted_as_fallbacks(i
         answer_videos[item.answer].add(item.video)
     result = build_split(items, "s", seed=0)
     assert check_split(items, result.items) == []
-    outside = sum(before.video not in answer_videos[after.options[i]]
-                  for before, after in zip(items, result.items) for i in after.incorrect_idx)
+    outside = sum(
+        before.video not in answer_videos[after.options[i]]
+        for before, after in zip(items, result.items)
+        for i in after.incorrect_idx
+    )
     assert outside == result.fallback_options
     must, may = _fallback_bounds(items)
     assert must > 0  # both datasets have single-question videos
@@ -158,7 +162,7 @@ def test_an_a2_partner_never_comes_from_the_same_question(items, record):
     source = {item.id: item for item in base}
     pool = defaultdict(set)
     for item in base:
-        for i in (item.incorrect_idx if record.pool is Pool.partner_distractor else (item.answer_idx,)):
+        for i in item.incorrect_idx if record.pool is Pool.partner_distractor else (item.answer_idx,):
             pool[item.options[i]].add(item.id)
     for seed in range(3):
         for before, after in zip(pairs, perturb(pairs, record, seed=seed).items):

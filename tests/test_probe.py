@@ -68,8 +68,9 @@ def test_a_new_perturbation_record_is_a_new_table_row(monkeypatch):
     """One record is all a perturbation needs: it is scored, and its row says what a sound dataset gives."""
     from desiq.perturbations import Direction, Perturbation, Pool, Target
 
-    record = Perturbation("RIWX", Target.incorrect, Pool.partner_distractor, "riwx", Direction.original,
-                          Direction.original, "test")
+    record = Perturbation(
+        "RIWX", Target.incorrect, Pool.partner_distractor, "riwx", Direction.original, Direction.original, "test"
+    )
     monkeypatch.setitem(PERTURBATIONS._entries, record.name, record)
     items = sample_items("val")
     report = run_probe(make_probe("tfidf-linear"), sample_items("train"), items, "a", seed=0)
@@ -146,8 +147,9 @@ def test_probe_outputs_follow_the_contract(tmp_path):
 
 
 def test_readme_main_job_shows_bias_and_its_removal(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "desiq", "probe", "--out", str(tmp_path)],
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-m", "desiq", "probe", "--out", str(tmp_path)], capture_output=True, text=True, timeout=600
+    )
     assert run.returncode == 0, run.stderr
     data = json.loads((tmp_path / "probe.json").read_text())
     acc = {(r["data"], r["perturbation"], r["config"]): r for r in data["results"]}
@@ -177,8 +179,12 @@ def test_ncaq_is_a_probe_trained_and_tested_on_the_options_only():
     spy = Spy()
     run_probe(spy, train, val, "q+a", seed=0)
     # NCAQ A4 and A2 probes see the options only; the A4 probe of the original row is fitted last
-    assert spy.fits == [("a", len(train), {4}), ("a", 3 * len(train), {2}), ("q+a", 3 * len(train), {2}),
-                        ("q+a", len(train), {4})]
+    assert spy.fits == [
+        ("a", len(train), {4}),
+        ("a", 3 * len(train), {2}),
+        ("q+a", 3 * len(train), {2}),
+        ("q+a", len(train), {4}),
+    ]
     with_question = run_probe(make_probe("tfidf-linear"), train, val, "q+a", seed=0)
     options_only = run_probe(make_probe("tfidf-linear"), train, val, "a", seed=0)
     for config in ("A4", "A2"):
@@ -228,8 +234,12 @@ def test_expected_direction_is_what_the_paper_found():
         assert PERTURBATIONS[name].bias.value == direction
         assert PERTURBATIONS[name].expected.startswith(direction) and f"{a2}%" in PERTURBATIONS[name].expected
     # what the paper expects of a sound dataset (section 2): RIWI and RIWA as the original, RAWI and RAWA worse
-    assert [PERTURBATIONS[n].sound.value for n in found] == ["about the original", "about the original", "chance",
-                                                             "chance"]
+    assert [PERTURBATIONS[n].sound.value for n in found] == [
+        "about the original",
+        "about the original",
+        "chance",
+        "chance",
+    ]
     md = probe_markdown(run_probe(make_probe("tfidf-linear"), sample_items("train"), sample_items("val"), "a"))
     for name in found:
         row = next(line for line in md.splitlines() if line.startswith(f"| {name} |"))

@@ -31,8 +31,12 @@ def runs(tmp_path_factory):
     weak = write_run(root / "weak", "model-b", [0], 0.5, {"ocr": 5}, extra_tasks=("sarcasm",), strict=False)
     with open(weak / "predictions.jsonl", "a") as handle:
         handle.write('{"task": "hate", "id": "broken"\n')
-        handle.write(json.dumps({"task": "hate", "id": "x1", "seed": 0, "parsed": "hateful", "valid": True,
-                                 "reference": "maybe"}) + "\n")
+        handle.write(
+            json.dumps(
+                {"task": "hate", "id": "x1", "seed": 0, "parsed": "hateful", "valid": True, "reference": "maybe"}
+            )
+            + "\n"
+        )
     return strong, weak
 
 
@@ -60,8 +64,10 @@ def _score(task: str, rows: list[dict]) -> dict:
     groups: dict[str, list[dict]] = {}
     for row in rows:
         groups.setdefault(row["id"].split("/")[0] if task == "ocr" else "", []).append(row)
-    scores = [score_task(task, [r["parsed"] for r in group], [r["reference"] for r in group], fast=True)
-              for group in groups.values()]
+    scores = [
+        score_task(task, [r["parsed"] for r in group], [r["reference"] for r in group], fast=True)
+        for group in groups.values()
+    ]
     return {key: np.mean([s[key] for s in scores]) for key in scores[0] if key != "n"}
 
 
@@ -93,11 +99,16 @@ def test_tables_match_direct_library_scores(runs, report):
     ocr = entries["ocr"]
     assert ocr["runs"]["model-b"]["missing_items"] == 5 and ocr["runs"]["model-a"]["missing_items"] == 0
     assert len(_rows(runs[0], "ocr")) == 2 and {r["id"].split("/")[0] for r in _rows(runs[0], "ocr")[0]} == {
-        "hateful_memes", "memotion"}  # the sample has both datasets: the averages above are over two
-    per_seed_f1 = [score_task("hate", [r["parsed"] for r in rows], [r["reference"] for r in rows])["macro_f1"]
-                   for rows in _rows(runs[0], "hate").values()]
-    assert abs(entries["hate"]["runs"]["model-a"]["metrics"]["macro_f1"]["seed_std"]
-               - np.std(per_seed_f1, ddof=1)) < 1e-9  # sample std over the two seeds
+        "hateful_memes",
+        "memotion",
+    }  # the sample has both datasets: the averages above are over two
+    per_seed_f1 = [
+        score_task("hate", [r["parsed"] for r in rows], [r["reference"] for r in rows])["macro_f1"]
+        for rows in _rows(runs[0], "hate").values()
+    ]
+    assert (
+        abs(entries["hate"]["runs"]["model-a"]["metrics"]["macro_f1"]["seed_std"] - np.std(per_seed_f1, ddof=1)) < 1e-9
+    )  # sample std over the two seeds
     assert entries["hate"]["runs"]["model-b"]["metrics"]["macro_f1"]["seed_std"] is None  # one seed: no spread
 
 
@@ -120,8 +131,12 @@ def test_ocr_unified_score_averages_its_two_datasets(runs, report):
     for row in rows:
         by_dataset.setdefault(row["id"].split("/")[0], []).append(row)
     assert len(by_dataset) == 2
-    expected = np.mean([score_task("ocr", [r["parsed"] for r in group], [r["reference"] for r in group])["macro_f1"]
-                        for group in by_dataset.values()])
+    expected = np.mean(
+        [
+            score_task("ocr", [r["parsed"] for r in group], [r["reference"] for r in group])["macro_f1"]
+            for group in by_dataset.values()
+        ]
+    )
     assert abs(data["aggregates"]["model-b"]["unified"]["ocr"] - expected) < 1e-9
     misinfo = data["aggregates"]["model-b"]["unified"]["misinfo"]
     assert misinfo is None  # gossipcop is absent: not silently averaged over politifact alone
@@ -135,13 +150,17 @@ def test_paired_comparison(runs, report):
     assert ocr["a"] == "model-a" and ocr["b"] == "model-b" and ocr["only_in_a"] == 5 and ocr["only_in_b"] == 0
     hate = comparisons["hate"]["metrics"]["macro_f1"]
     a_rows, b_rows = _rows(runs[0], "hate"), _rows(runs[1], "hate")
-    a = np.mean([score_task("hate", [r["parsed"] for r in rows], [r["reference"] for r in rows])["macro_f1"]
-                 for rows in a_rows.values()])
+    a = np.mean(
+        [
+            score_task("hate", [r["parsed"] for r in rows], [r["reference"] for r in rows])["macro_f1"]
+            for rows in a_rows.values()
+        ]
+    )
     b = score_task("hate", [r["parsed"] for r in b_rows[0]], [r["reference"] for r in b_rows[0]])["macro_f1"]
     assert abs(hate["difference"] - (a - b)) < 1e-9
     assert hate["low"] <= hate["high"] and hate["high"] - hate["low"] > 0
     md = (report / "report.md").read_text()
-    hate_section = md[md.index("## Task hate"):md.index("## Task sentiment")]
+    hate_section = md[md.index("## Task hate") : md.index("## Task sentiment")]
     assert "**hate: model-a vs model-b, paired difference a \u2212 b on 24 common items" in hate_section
 
 
@@ -241,7 +260,7 @@ def test_summary_leaders_follow_the_numbers(report):
     original = rows["Social-IQ original A4"]
     assert original["runs"]["model-a"]["value"] == pytest.approx(DESIQ_CONDITIONS[0][1]) and original["chance"] == 0.25
     md = (report / "report.md").read_text()
-    summary = md[md.index("## Summary"):md.index("## Runs")]
+    summary = md[md.index("## Summary") : md.index("## Runs")]
     assert "*Figure (in report.html): Headline score per task" in summary and "**Contents**" in summary
     assert "- [Task hate](#task-hate)" in summary
 
@@ -251,8 +270,11 @@ def test_numbers_are_rounded_for_reading_and_kept_whole_in_json(report):
     hate = next(e for e in data["tasks"] if e["task"] == "hate")["runs"]["model-a"]["metrics"]["macro_f1"]
     assert len(repr(hate["value"])) > 8  # full precision in report.json
     md = (report / "report.md").read_text()
-    line = next(line for line in md.splitlines() if line.startswith("| macro_f1 |") and md.index(line) > md.index(
-        "## Task hate"))
+    line = next(
+        line
+        for line in md.splitlines()
+        if line.startswith("| macro_f1 |") and md.index(line) > md.index("## Task hate")
+    )
     assert f"| macro_f1 | {hate['value']:.3f} [{hate['low']:.3f}, {hate['high']:.3f}] |" in line
 
 
@@ -263,7 +285,7 @@ def test_confusion_matrices_are_heatmaps_with_their_numbers(report):
     for task in ("misinfo_politifact", "hate", "sentiment"):
         title = f"{task} confusion matrices (rows: reference, columns: prediction; summed over seeds)"
         assert f'<img alt="{title}"' in page and f"*Figure (in report.html): {title}*" in md
-        section = md[md.index(f"## Task {task}"):]
+        section = md[md.index(f"## Task {task}") :]
         for name, matrix in data["confusion"][task].items():
             assert f"| {task} confusion matrix, {name} |" in section
             for label, row in zip(matrix["labels"], matrix["matrix"]):
@@ -279,8 +301,10 @@ def test_generation_tasks_show_predictions_beside_references(runs, report):
     md = (report / "report.md").read_text()
     for example in examples:
         assert example["reference"] == rows[example["id"], 0]["reference"]
-        assert example["predictions"] == {"model-a": rows[example["id"], 0]["parsed"],
-                                          "model-b": weak[example["id"]]["parsed"]}
+        assert example["predictions"] == {
+            "model-a": rows[example["id"], 0]["parsed"],
+            "model-b": weak[example["id"]]["parsed"],
+        }
         assert f"| {example['id']} | {example['reference']} |" in md
     assert list(data["examples"]) == ["image_description"]
 
@@ -295,8 +319,13 @@ def test_desiq_run_shows_its_conditions_verdicts_and_position_bias(others, repor
     for shown, given in zip(entry["results"], source["results"], strict=True):
         assert {k: shown[k] for k in given} == given
         low, high = given["ci95"]
-        expected = ("above chance" if low > given["chance"] else "below chance" if high < given["chance"]
-                    else "not different from chance")
+        expected = (
+            "above chance"
+            if low > given["chance"]
+            else "below chance"
+            if high < given["chance"]
+            else "not different from chance"
+        )
         assert shown["verdict"] == expected
     assert {r["verdict"] for r in entry["results"]} == {"above chance", "below chance", "not different from chance"}
     chosen, gold = source["position"]["chosen"], source["position"]["gold"]
@@ -306,7 +335,7 @@ def test_desiq_run_shows_its_conditions_verdicts_and_position_bias(others, repor
     assert entry["position"]["p"] == pytest.approx(chi2.sf(statistic, len(chosen) - 1))
     assert entry["position"]["p"] < 0.05 and entry["position"]["verdict"].startswith("chosen positions differ")
     md = (report / "report.md").read_text()
-    section = md[md.index("## Social-IQ runs (desiq eval)"):md.index("## Arena ratings")]
+    section = md[md.index("## Social-IQ runs (desiq eval)") : md.index("## Arena ratings")]
     assert "| original | A4 | 0.620 | [0.540, 0.690] | 0.250 | 120 | \u2014 | above chance |" in section
     assert "*Figure (in report.html): Position bias" in section and "| model-a | 52 | 31 | 22 | 15 | 30 |" in section
 
@@ -316,7 +345,7 @@ def test_arena_ratings_show_their_interval_plot_and_leaderboard(report):
     (entry,) = data["arena"]
     assert [m["model"] for m in entry["models"]] == ["model-a", "model-b"] and entry["dropped"] == 3
     md = (report / "report.md").read_text()
-    section = md[md.index("## Arena ratings"):]
+    section = md[md.index("## Arena ratings") :]
     assert "*Figure (in report.html): arena ratings: bt ratings with 95% bootstrap intervals*" in section
     assert "| 1 | model-a | 1041.5 | 1012.0 | 1070.2 | 1040.0 | 40 |" in section
 
@@ -335,9 +364,16 @@ def test_bad_desiq_metrics_are_named_by_file_and_field(tmp_path):
 
 
 def test_hostile_text_is_escaped_in_markdown_and_html(tmp_path):
-    hostile = '<script>alert(1)</script><img src=x onerror=alert(2)> [click](javascript:alert(3)) '
-    run = write_run(tmp_path / "run", '<b onmouseover="x()">model</b>', [0], 0.9, {}, tasks=("image_description",),
-                    prefix={"image_description": hostile})
+    hostile = "<script>alert(1)</script><img src=x onerror=alert(2)> [click](javascript:alert(3)) "
+    run = write_run(
+        tmp_path / "run",
+        '<b onmouseover="x()">model</b>',
+        [0],
+        0.9,
+        {},
+        tasks=("image_description",),
+        prefix={"image_description": hostile},
+    )
     desiq = write_desiq_run(tmp_path / "desiq", "<iframe src=//x></iframe>")
     write_report([run, desiq], tmp_path / "out", ReportSettings(n_boot=20, seed=0, fast=True))
     md = (tmp_path / "out" / "report.md").read_text()
@@ -357,8 +393,9 @@ def test_report_is_deterministic(folders, report, tmp_path):
 
 
 def test_report_cli_says_where_the_page_is(folders, tmp_path):
-    result = CliRunner().invoke(app, ["report", *map(str, folders), "--out", str(tmp_path), "--bootstrap", "20",
-                                      "--no-embeddings"])
+    result = CliRunner().invoke(
+        app, ["report", *map(str, folders), "--out", str(tmp_path), "--bootstrap", "20", "--no-embeddings"]
+    )
     assert result.exit_code == 0, result.output
     assert {p.name for p in tmp_path.iterdir()} >= {"report.json", "report.md", "report.html"}
     page = (tmp_path / "report.html").resolve()
@@ -375,15 +412,47 @@ def test_open_hands_the_page_to_the_browser(runs, tmp_path):
     script.chmod(0o755)
     env = {**os.environ, "BROWSER": str(script), "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
     out = tmp_path / "report"
-    done = subprocess.run([sys.executable, "-m", "mmsoc", "report", str(runs[0]), "--out", str(out), "--bootstrap",
-                           "20", "--no-embeddings", "--open"], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mmsoc",
+            "report",
+            str(runs[0]),
+            "--out",
+            str(out),
+            "--bootstrap",
+            "20",
+            "--no-embeddings",
+            "--open",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     page = (out / "report.html").resolve()
     assert record.read_text() == page.as_uri()
     assert f"open it: {page.as_uri()}" in done.stdout
-    quiet = subprocess.run([sys.executable, "-m", "mmsoc", "report", str(runs[0]), "--out", str(tmp_path / "again"),
-                            "--bootstrap", "20", "--no-embeddings"], env={**env, "BROWSER": str(tmp_path / "nope")},
-                           capture_output=True, text=True, timeout=300)
+    quiet = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mmsoc",
+            "report",
+            str(runs[0]),
+            "--out",
+            str(tmp_path / "again"),
+            "--bootstrap",
+            "20",
+            "--no-embeddings",
+        ],
+        env={**env, "BROWSER": str(tmp_path / "nope")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert quiet.returncode == 0 and record.read_text() == page.as_uri()  # without --open nothing is launched
 
 

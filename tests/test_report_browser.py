@@ -20,9 +20,13 @@ WIDTH = 1400
 @pytest.fixture(scope="module")
 def page(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("runs")
-    runs = [write_run(root / "a", "model-a", [0, 1], 0.85, {}), write_run(root / "b", "model-b", [0], 0.5, {"ocr": 5}),
-            write_desiq_run(root / "desiq-a", "model-a"), write_desiq_run(root / "desiq-b", "model-b", shift=-0.2),
-            write_ratings(root / "arena")]
+    runs = [
+        write_run(root / "a", "model-a", [0, 1], 0.85, {}),
+        write_run(root / "b", "model-b", [0], 0.5, {"ocr": 5}),
+        write_desiq_run(root / "desiq-a", "model-a"),
+        write_desiq_run(root / "desiq-b", "model-b", shift=-0.2),
+        write_ratings(root / "arena"),
+    ]
     out = tmp_path_factory.mktemp("report")
     write_report(runs, out, ReportSettings(n_boot=100, seed=0, fast=True))
     return out / "report.html"
@@ -38,14 +42,19 @@ def test_report_page_in_a_real_browser(page, tmp_path):
         assert driver.title == "Evaluation report"
         assert js("return window.innerWidth") == WIDTH
         assert js("return document.documentElement.scrollWidth <= window.innerWidth"), js(
-            "return [document.documentElement.scrollWidth, window.innerWidth]")
-        assert js("const f = document.querySelector('figure'), t = document.querySelector('table');"
-                  "return !!(f && t && (f.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING))")
+            "return [document.documentElement.scrollWidth, window.innerWidth]"
+        )
+        assert js(
+            "const f = document.querySelector('figure'), t = document.querySelector('table');"
+            "return !!(f && t && (f.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING))"
+        )
         images = driver.find_elements(By.CSS_SELECTOR, "figure img")
         assert len(images) >= 10
         assert all(js("return arguments[0].complete && arguments[0].naturalWidth > 0", img) for img in images)
-        assert js("return [...document.querySelectorAll('img')].every(i => i.getBoundingClientRect().right <= "
-                  "window.innerWidth)")
+        assert js(
+            "return [...document.querySelectorAll('img')].every(i => i.getBoundingClientRect().right <= "
+            "window.innerWidth)"
+        )
         driver.save_screenshot(str(tmp_path / "report_top.png"))
         links = driver.find_elements(By.CSS_SELECTOR, "nav.toc a")
         targets = [link.get_attribute("href").split("#", 1)[1] for link in links]

@@ -37,8 +37,16 @@ def _config(**changes):
 
 
 def _run(run_dir, backend, limit=5, **changes):
-    return run_eval(_config(**changes), run_dir, lambda: backend, batch_size=3, limit=limit, progress=False,
-                    fast_metrics=True, threads=1)
+    return run_eval(
+        _config(**changes),
+        run_dir,
+        lambda: backend,
+        batch_size=3,
+        limit=limit,
+        progress=False,
+        fast_metrics=True,
+        threads=1,
+    )
 
 
 def test_rerun_resumes_and_skips_done_work(tmp_path):
@@ -92,8 +100,17 @@ def test_merge_of_rank_logs_restores_single_process_order(tmp_path):
 
 
 def _row(seed, i, parsed, reference, valid=True, strict=True):
-    return {"task": "hate", "id": str(i), "seed": seed, "prompt_version": "v", "raw": str(parsed),
-            "parsed": parsed if valid else None, "valid": valid, "strict_valid": strict, "reference": reference}
+    return {
+        "task": "hate",
+        "id": str(i),
+        "seed": seed,
+        "prompt_version": "v",
+        "raw": str(parsed),
+        "parsed": parsed if valid else None,
+        "valid": valid,
+        "strict_valid": strict,
+        "reference": reference,
+    }
 
 
 def test_metrics_are_means_over_seeds_of_per_seed_scores():
@@ -108,8 +125,10 @@ def test_metrics_are_means_over_seeds_of_per_seed_scores():
     assert entry["metrics"]["accuracy"] == pytest.approx((3 / 4 + 1 / 4) / 2)
     assert entry["metrics_std"]["accuracy"] == pytest.approx(np.std([3 / 4, 1 / 4], ddof=1))
     wrong = [p if p is not None else "<invalid>" for p in seed1]  # an invalid answer is simply wrong
-    f1 = [f1_score(refs, seed0, average="macro"), f1_score(refs, wrong, labels=["hateful", "not_hateful"],
-                                                            average="macro", zero_division=0)]
+    f1 = [
+        f1_score(refs, seed0, average="macro"),
+        f1_score(refs, wrong, labels=["hateful", "not_hateful"], average="macro", zero_division=0),
+    ]
     assert entry["metrics"]["macro_f1"] == pytest.approx(np.mean(f1))
     assert entry["per_seed"]["1"]["accuracy"] == pytest.approx(accuracy_score(refs, wrong))
 
@@ -122,10 +141,17 @@ def test_items_without_an_image_are_skipped_and_recorded(tmp_path):
     data = tmp_path / "data"
     shutil.copytree(ensure_sample() / "hateful_memes", data / "hateful_memes")
     (data / "hateful_memes/img/10042.png").unlink()
-    config = RunConfig.create(GenerationSettings(greedy=True), None, model="random", tasks=("hate",),
-                              data=str(data), prompt_version={"hate": "mmsoc-v1"})
-    metrics = run_eval(config, tmp_path / "run", RandomModel, limit=4, progress=False,
-                       modalities=frozenset({"text", "image"}))
+    config = RunConfig.create(
+        GenerationSettings(greedy=True),
+        None,
+        model="random",
+        tasks=("hate",),
+        data=str(data),
+        prompt_version={"hate": "mmsoc-v1"},
+    )
+    metrics = run_eval(
+        config, tmp_path / "run", RandomModel, limit=4, progress=False, modalities=frozenset({"text", "image"})
+    )
     assert metrics["hate"]["n"] == 3
     assert [row["id"] for row in RunFolder(tmp_path / "run").rows()] == ["10041", "10043", "10044"]
     problems = [json.loads(line) for line in (tmp_path / "run/problems.jsonl").read_text().splitlines()]

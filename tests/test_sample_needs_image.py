@@ -38,8 +38,18 @@ def _metrics(run: Path) -> dict:
 @pytest.fixture(scope="module")
 def text_baseline(tmp_path_factory) -> dict:
     out = tmp_path_factory.mktemp("text") / "run"
-    _run("eval", "--no-progress", "--fast-metrics", "--task", ",".join(TEXT_BOUND), "--model", "text-baseline",
-         "--greedy", "--out", out)
+    _run(
+        "eval",
+        "--no-progress",
+        "--fast-metrics",
+        "--task",
+        ",".join(TEXT_BOUND),
+        "--model",
+        "text-baseline",
+        "--greedy",
+        "--out",
+        out,
+    )
     return _metrics(out)
 
 
@@ -53,11 +63,48 @@ def test_text_baseline_is_at_chance_where_the_picture_carries_the_label(text_bas
 def test_tiny_llava_fine_tuned_on_the_pictures_beats_the_text_baseline_on_hate(tiny_llava, text_baseline, tmp_path):
     adapter, run = tmp_path / "adapter", tmp_path / "tuned"
     # A tiny random model learns in seconds with LoRA on the output layer too and a high learning rate.
-    _run("finetune", "--model", tiny_llava, "--tasks", "hate", "--out", adapter, "--epochs", "10", "--lr", "1e-2",
-         "--batch-size", "8", "--micro-batch-size", "8", "--lora-rank", "16", "--lora-alpha", "32",
-         "--lora-dropout", "0", "--target-modules", "q_proj,v_proj,lm_head", "--no-progress")
-    _run("eval", "--no-progress", "--fast-metrics", "--task", "hate", "--model", tiny_llava, "--adapter", adapter,
-         "--greedy", "--max-new-tokens", "4", "--out", run)
+    _run(
+        "finetune",
+        "--model",
+        tiny_llava,
+        "--tasks",
+        "hate",
+        "--out",
+        adapter,
+        "--epochs",
+        "10",
+        "--lr",
+        "1e-2",
+        "--batch-size",
+        "8",
+        "--micro-batch-size",
+        "8",
+        "--lora-rank",
+        "16",
+        "--lora-alpha",
+        "32",
+        "--lora-dropout",
+        "0",
+        "--target-modules",
+        "q_proj,v_proj,lm_head",
+        "--no-progress",
+    )
+    _run(
+        "eval",
+        "--no-progress",
+        "--fast-metrics",
+        "--task",
+        "hate",
+        "--model",
+        tiny_llava,
+        "--adapter",
+        adapter,
+        "--greedy",
+        "--max-new-tokens",
+        "4",
+        "--out",
+        run,
+    )
     tuned, text = _metrics(run)["hate"], text_baseline["hate"]
     assert tuned["n"] == text["n"] == N_TEST
     assert json.loads((run / "config.json").read_text())["split"] == "test"

@@ -37,8 +37,9 @@ def run(tiny_llava, tmp_path_factory):
     backend = HFModel(str(tiny_llava))
     examples = load_examples("humor", "sample", "test", limit=4).examples
     settings = GenerationSettings(max_new_tokens=5)
-    metrics = run_self_improve(backend, examples, TASKS["humor"].prompt, "mmsoc-v1", root / "run", ROUNDS, settings,
-                               seed=1, batch_size=3)
+    metrics = run_self_improve(
+        backend, examples, TASKS["humor"].prompt, "mmsoc-v1", root / "run", ROUNDS, settings, seed=1, batch_size=3
+    )
     yield backend, examples, settings, root / "run", metrics
     torch.set_num_threads(threads)
 
@@ -59,8 +60,9 @@ def test_every_round_is_logged_with_its_prompt(run):
         if row["round"] == 1:
             assert "previous answer" not in row["prompt"]
         else:
-            revise = REVISE_TEMPLATE.format(previous=answers[(row["round"] - 1, row["id"])],
-                                            instruction=TASKS["humor"].prompt)
+            revise = REVISE_TEMPLATE.format(
+                previous=answers[(row["round"] - 1, row["id"])], instruction=TASKS["humor"].prompt
+            )
             assert row["prompt"].endswith(revise)
 
 
@@ -74,7 +76,7 @@ def test_similarity_table_matches_an_independent_computation(run):
     ids = [e.id for e in examples]
     first, second = [by[(1, i)] for i in ids], [by[(2, i)] for i in ids]
     vectors = load_sentence_encoder(None).encode(first + second)
-    a, b = vectors[: len(ids)], vectors[len(ids):]
+    a, b = vectors[: len(ids)], vectors[len(ids) :]
     cosine = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
     assert metrics["adjacent"][0]["sentence_cosine"] == pytest.approx(float(cosine.mean()), abs=1e-5)
 
@@ -86,8 +88,9 @@ def test_similarity_table_matches_an_independent_computation(run):
     keep = [i for i, (x, y) in enumerate(zip(first, second)) if x.strip() and y.strip()]  # empty pairs score 0
     f1 = np.zeros(len(ids))
     if keep:
-        _, _, scores = bert_score.score([first[i] for i in keep], [second[i] for i in keep],
-                                        model_type=default_text_encoder_path(), num_layers=6)
+        _, _, scores = bert_score.score(
+            [first[i] for i in keep], [second[i] for i in keep], model_type=default_text_encoder_path(), num_layers=6
+        )
         f1[keep] = scores.double().numpy()
     assert metrics["adjacent"][0]["bertscore"] == pytest.approx(float(f1.mean()), abs=1e-5)
     assert len(metrics["success_rate"]) == ROUNDS
@@ -97,8 +100,9 @@ def test_similarity_table_matches_an_independent_computation(run):
 def test_rerun_resumes_without_new_rows_and_refuses_other_settings(run):
     backend, examples, settings, folder, metrics = run
     before = (folder / "predictions.jsonl").read_bytes()
-    again = run_self_improve(backend, examples, TASKS["humor"].prompt, "mmsoc-v1", folder, ROUNDS, settings, seed=1,
-                             batch_size=2)
+    again = run_self_improve(
+        backend, examples, TASKS["humor"].prompt, "mmsoc-v1", folder, ROUNDS, settings, seed=1, batch_size=2
+    )
     assert (folder / "predictions.jsonl").read_bytes() == before and again == metrics
     with pytest.raises(RunFolderError, match=r"different run.*seed: 1 there, 2 now"):
         run_self_improve(backend, examples, TASKS["humor"].prompt, "mmsoc-v1", folder, ROUNDS, settings, seed=2)
@@ -106,6 +110,7 @@ def test_rerun_resumes_without_new_rows_and_refuses_other_settings(run):
 
 
 # --- a run folder on the random baseline: killed and resumed, problems, the report -----------------
+
 
 class CountingRandom(RandomModel):
     """The random baseline, counting the requests it answers."""
@@ -118,8 +123,18 @@ class CountingRandom(RandomModel):
 
 
 def _random_run(folder: Path, examples: list, rounds: int = 3, backend: RandomModel | None = None) -> dict:
-    return run_self_improve(backend or RandomModel(), examples, TASKS["hate"].prompt, "mmsoc-v1", folder, rounds,
-                            GenerationSettings(), seed=0, batch_size=4, meta={"model": "random"})
+    return run_self_improve(
+        backend or RandomModel(),
+        examples,
+        TASKS["hate"].prompt,
+        "mmsoc-v1",
+        folder,
+        rounds,
+        GenerationSettings(),
+        seed=0,
+        batch_size=4,
+        meta={"model": "random"},
+    )
 
 
 def test_killed_run_resumes_to_the_same_bytes_and_records_unlabelled_items(tmp_path):
@@ -144,8 +159,9 @@ def test_killed_run_resumes_to_the_same_bytes_and_records_unlabelled_items(tmp_p
 def test_report_shows_each_round_as_its_own_run(tmp_path):
     examples = load_examples("hate", "sample", "test").examples
     _random_run(tmp_path / "si", examples)
-    result = CliRunner().invoke(app, ["report", str(tmp_path / "si"), "--out", str(tmp_path / "report"),
-                                      "--bootstrap", "50", "--no-embeddings"])
+    result = CliRunner().invoke(
+        app, ["report", str(tmp_path / "si"), "--out", str(tmp_path / "report"), "--bootstrap", "50", "--no-embeddings"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "report" / "report.json").read_text())
     names = [f"random round {n}" for n in (1, 2, 3)]

@@ -10,11 +10,26 @@ from desiq.formats.siq2 import parse_siq2_row, read_siq2, siq2_row, write_siq2
 from desiq.records import to_a2
 from mmsoc.core.io import InputError
 
-ROW = {"qid": "vid1_q0_0", "q": "How does he feel?", "vid_name": "vid1", "ts": "0.00-60.0",
-       "ans_corr": "He is calm.", "answer_idx": 2, "idx_types": ["rewrite", "matched", "corr", "matched"],
-       "a0": "He is angry.", "a1": "He sings.", "a2": "He is calm.", "a3": "He leaves."}
-V1_ROW = {"qid": "q1", "q": "Why?", "vid_name": "v1", "correct": [f"right {i}" for i in range(4)],
-          "incorrect": [f"wrong {i}" for i in range(3)]}
+ROW = {
+    "qid": "vid1_q0_0",
+    "q": "How does he feel?",
+    "vid_name": "vid1",
+    "ts": "0.00-60.0",
+    "ans_corr": "He is calm.",
+    "answer_idx": 2,
+    "idx_types": ["rewrite", "matched", "corr", "matched"],
+    "a0": "He is angry.",
+    "a1": "He sings.",
+    "a2": "He is calm.",
+    "a3": "He leaves.",
+}
+V1_ROW = {
+    "qid": "q1",
+    "q": "Why?",
+    "vid_name": "v1",
+    "correct": [f"right {i}" for i in range(4)],
+    "incorrect": [f"wrong {i}" for i in range(3)],
+}
 
 
 def write_rows(path, rows):
@@ -46,16 +61,19 @@ def test_unlabelled_test_rows_are_accepted_and_written_back(tmp_path):
     assert siq2_row(items[0]) == row
 
 
-@pytest.mark.parametrize("change, line, field", [
-    ({"ans_corr": "He is angry."}, 2, "ans_corr"),
-    ({"idx_types": ["corr", "matched", "corr", "matched"]}, 2, "idx_types"),
-    ({"idx_types": ["rewrite", "matched", "corr"]}, 2, "idx_types"),
-    ({"idx_types": ["rewrite", "matched", "correct", "matched"]}, 2, "idx_types"),
-    ({"idx_types": ["rewrite", "rawa", "corr", "matched"]}, 2, "idx_types"),  # a substitute counts as correct
-    ({"answer_idx": 7}, 2, "answer_idx"),
-    ({"answer_idx": "2"}, 2, "answer_idx"),
-    ({"q": None}, 2, "q"),
-])
+@pytest.mark.parametrize(
+    "change, line, field",
+    [
+        ({"ans_corr": "He is angry."}, 2, "ans_corr"),
+        ({"idx_types": ["corr", "matched", "corr", "matched"]}, 2, "idx_types"),
+        ({"idx_types": ["rewrite", "matched", "corr"]}, 2, "idx_types"),
+        ({"idx_types": ["rewrite", "matched", "correct", "matched"]}, 2, "idx_types"),
+        ({"idx_types": ["rewrite", "rawa", "corr", "matched"]}, 2, "idx_types"),  # a substitute counts as correct
+        ({"answer_idx": 7}, 2, "answer_idx"),
+        ({"answer_idx": "2"}, 2, "answer_idx"),
+        ({"q": None}, 2, "q"),
+    ],
+)
 def test_malformed_rows_name_file_line_and_field(tmp_path, change, line, field):
     path = write_rows(tmp_path / "qa.json", [ROW, {**ROW, **change}])
     with pytest.raises(InputError) as err:
@@ -96,8 +114,22 @@ def test_format_is_detected_or_named(tmp_path):
 
 def test_cli_reports_bad_input_without_traceback(tmp_path):
     path = write_rows(tmp_path / "qa.json", [ROW, {**ROW, "ans_corr": "nope"}])
-    run = subprocess.run([sys.executable, "-m", "desiq", "build", "--data", str(path), "--variant", "d",
-                          "--out", str(tmp_path / "out.json")], capture_output=True, text=True)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "desiq",
+            "build",
+            "--data",
+            str(path),
+            "--variant",
+            "d",
+            "--out",
+            str(tmp_path / "out.json"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 2
     assert "line 2" in run.stderr and "ans_corr" in run.stderr and "Traceback" not in run.stderr
     assert not (tmp_path / "out.json").exists()
@@ -126,10 +158,16 @@ def test_social_iq_1_shape_reads_as_4_a4_items_whose_a2_pairs_are_all_12(tmp_pat
     assert {(p.answer, p.options[1 - p.answer_idx]) for p in a2} == {(c, w) for c in correct for w in wrong}
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"correct": []}, "correct"), ({"incorrect": ["x", 3]}, "incorrect"), ({"correct": ["a", "a"]}, "correct"),
-    ({"incorrect": ["right 1", "w"]}, "incorrect"), ({"q": 1}, "q"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"correct": []}, "correct"),
+        ({"incorrect": ["x", 3]}, "incorrect"),
+        ({"correct": ["a", "a"]}, "correct"),
+        ({"incorrect": ["right 1", "w"]}, "incorrect"),
+        ({"q": 1}, "q"),
+    ],
+)
 def test_malformed_social_iq_1_rows_are_named(tmp_path, change, field):
     with pytest.raises(InputError) as err:
         read_mcqa(write_rows(tmp_path / "v1.jsonl", [V1_ROW, {**V1_ROW, **change}]), "siq1")
@@ -139,10 +177,19 @@ def test_malformed_social_iq_1_rows_are_named(tmp_path, change, field):
 def test_perturbed_social_iq_1_items_are_written_as_social_iq_2_and_read_back(tmp_path):
     from desiq.perturb import perturb
 
-    rows = [{**V1_ROW, "qid": f"q{k}", "vid_name": f"v{k}", "correct": [f"r{k}{i}" for i in range(4)],
-             "incorrect": [f"w{k}{i}" for i in range(3)]} for k in range(4)]
+    rows = [
+        {
+            **V1_ROW,
+            "qid": f"q{k}",
+            "vid_name": f"v{k}",
+            "correct": [f"r{k}{i}" for i in range(4)],
+            "incorrect": [f"w{k}{i}" for i in range(3)],
+        }
+        for k in range(4)
+    ]
     items = perturb(read_mcqa(write_rows(tmp_path / "v1.jsonl", rows)), "RIWA", seed=0).items
     write_mcqa(tmp_path / "out.jsonl", items)
     back = read_mcqa(tmp_path / "out.jsonl")
     assert [(b.qid, b.options, b.option_kinds, b.answer_idx) for b in back] == [
-        (i.qid, i.options, i.option_kinds, i.answer_idx) for i in items]
+        (i.qid, i.options, i.option_kinds, i.answer_idx) for i in items
+    ]

@@ -16,14 +16,27 @@ CROWDFLOWER = get_task("socket/crowdflower")
 NEUTRAL = get_task("socket/neutralizing-bias-pairs")
 
 
-@pytest.mark.parametrize(("answer", "official"), [
-    ("Yes", 0), ("yes.", 0), ("  NO  ", 1), ("True", 0), ("false, it is literal", 1),
-    # defects kept: any answer that merely starts with an option word counts
-    ("Not sure", 1), ("None of them", 1), ("Nothing here", 1),
-    ("Yes, cuz tax cuts will help those w/o jobs!", 0),  # the published bloom/falcon echo of the input
-    # anything before the option makes it missing
-    ("Answer: Yes", None), ("The answer is yes", None), ('"Yes"', None), ("A: No", None), ("", None),
-])
+@pytest.mark.parametrize(
+    ("answer", "official"),
+    [
+        ("Yes", 0),
+        ("yes.", 0),
+        ("  NO  ", 1),
+        ("True", 0),
+        ("false, it is literal", 1),
+        # defects kept: any answer that merely starts with an option word counts
+        ("Not sure", 1),
+        ("None of them", 1),
+        ("Nothing here", 1),
+        ("Yes, cuz tax cuts will help those w/o jobs!", 0),  # the published bloom/falcon echo of the input
+        # anything before the option makes it missing
+        ("Answer: Yes", None),
+        ("The answer is yes", None),
+        ('"Yes"', None),
+        ("A: No", None),
+        ("", None),
+    ],
+)
 def test_official_reader_first_prefix(answer, official):
     assert official_choice(SARC, answer) == official
 
@@ -64,11 +77,21 @@ def test_emoji_official_per_code_point_lenient_whole():
     assert lenient_choice(EMOJI, "🔥😂") is None
 
 
-@pytest.mark.parametrize(("answer", "number"), [
-    ("3", 3.0), ("3.5", 3.5), ("about 2.5 I think", 2.5), ("-2", 2.0),  # the sign is lost
-    ("10", None), ("3.75", None), ("3.5 out of 5", None), ("between 2 and 3", None), ("0.0 to 5.0", None),
-    ("no idea", None),
-])
+@pytest.mark.parametrize(
+    ("answer", "number"),
+    [
+        ("3", 3.0),
+        ("3.5", 3.5),
+        ("about 2.5 I think", 2.5),
+        ("-2", 2.0),  # the sign is lost
+        ("10", None),
+        ("3.75", None),
+        ("3.5 out of 5", None),
+        ("between 2 and 3", None),
+        ("0.0 to 5.0", None),
+        ("no idea", None),
+    ],
+)
 def test_official_number_needs_exactly_one_match(answer, number):
     assert official_number(answer) == number
 

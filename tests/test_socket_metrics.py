@@ -28,7 +28,7 @@ def _official_lcs(s1: str, s2: str) -> str:
                 m[x][y] = m[x - 1][y - 1] + 1
                 if m[x][y] > longest:
                     longest, x_longest = m[x][y], x
-    return s1[x_longest - longest:x_longest].strip()
+    return s1[x_longest - longest : x_longest].strip()
 
 
 def _official_offsets(s: str, substrings: list[str]) -> list[int]:
@@ -54,8 +54,9 @@ def test_classification_f1_drops_missing_answers_like_eval_py():
     read = {"hate": 0, "offensive": 1, "neither": 2}
     pred = [next((v for k, v in read.items() if a and a.lower().startswith(k)), None) for a in answers]
     kept = [i for i, p in enumerate(pred) if p is not None]
-    expected = precision_recall_fscore_support(truth[kept], np.array(pred)[kept].astype(int), average="macro",
-                                               zero_division=0)[2]
+    expected = precision_recall_fscore_support(
+        truth[kept], np.array(pred)[kept].astype(int), average="macro", zero_division=0
+    )[2]
     assert metrics["f1"] == pytest.approx(expected, abs=1e-12)
     assert metrics["hit_rate"] == pytest.approx(len(kept) / 60)
     assert metrics["n"] == 60
@@ -69,7 +70,8 @@ def test_penalized_f1_replaces_missing_answers_with_a_seeded_wrong_class():
     # binary: the wrong class is the other one, so eval.py --penalize_missing is deterministic here
     penalized = [0, 0, 0, 1, 1, 1, 0, 0]
     assert metrics["f1_penalized"] == pytest.approx(
-        precision_recall_fscore_support(truth, penalized, average="macro", zero_division=0)[2], abs=1e-12)
+        precision_recall_fscore_support(truth, penalized, average="macro", zero_division=0)[2], abs=1e-12
+    )
     multi = get_task("socket/crowdflower")
     gold = [multi.labels[i % 13] for i in range(40)]
     first = score_task_detailed("socket/crowdflower", [None] * 40, gold)
@@ -122,9 +124,11 @@ def test_span_helpers_equal_eval_py_on_random_strings():
 
 def test_span_task_scores_mean_dice_with_snapping():
     spec = get_task("socket/toxic-span")
-    refs = [{"text": "what a stupid idea this is", "spans": ["stupid idea"]},
-            {"text": "lovely weather today", "spans": []},
-            {"text": "go away you moron", "spans": ["moron"]}]
+    refs = [
+        {"text": "what a stupid idea this is", "spans": ["stupid idea"]},
+        {"text": "lovely weather today", "spans": []},
+        {"text": "go away you moron", "spans": ["moron"]},
+    ]
     answers = ['"stupid idea" and "idea"', "", None]
     metrics = score_task(spec.id, answers, refs)
     # item 1: exact (1.0); item 2: no gold, no span read -> 1; item 3: missing -> 0
@@ -149,8 +153,13 @@ def test_bootstrap_replicates_equal_scoring_the_resampled_items():
 
 
 def test_table2_averages_are_unweighted_means_over_tasks():
-    scores = {"socket/sarc": 0.6, "socket/humor-pairs": 0.4, "socket/emobank#valence": 0.7,
-              "socket/toxic-span": 0.1, "socket/hateoffensive": float("nan")}
+    scores = {
+        "socket/sarc": 0.6,
+        "socket/humor-pairs": 0.4,
+        "socket/emobank#valence": 0.7,
+        "socket/toxic-span": 0.1,
+        "socket/hateoffensive": float("nan"),
+    }
     summary = table2(scores)
     assert summary["categories"]["Humor & Sarcasm"] == pytest.approx(0.5)
     assert summary["categories"]["Sentiment & Emotion"] == pytest.approx(0.7)

@@ -58,9 +58,22 @@ def test_published_predictions_with_penalize_missing_equal_sklearn_on_the_other_
     for task, options in (("sarc", ["yes", "no"]), ("tweet_irony", ["no", "yes"]), ("humor-pairs", ["yes", "no"])):
         part = frame[frame.task == task]
         truth = part.label.astype(int).to_numpy()
-        pred = [next((i for i, o in enumerate(options) if isinstance(a, str) and (
-            a.lower().strip().startswith(o) or (o == "yes" and a.lower().strip().startswith("true"))
-            or (o == "no" and a.lower().strip().startswith("false")))), None) for a in part.generated_text]
+        pred = [
+            next(
+                (
+                    i
+                    for i, o in enumerate(options)
+                    if isinstance(a, str)
+                    and (
+                        a.lower().strip().startswith(o)
+                        or (o == "yes" and a.lower().strip().startswith("true"))
+                        or (o == "no" and a.lower().strip().startswith("false"))
+                    )
+                ),
+                None,
+            )
+            for a in part.generated_text
+        ]
         penalized = [p if p is not None else 1 - t for p, t in zip(pred, truth)]  # binary: the only wrong class
         expected = precision_recall_fscore_support(truth, penalized, average="macro", zero_division=0)[2]
         assert scored[task]["f1"] == pytest.approx(expected, abs=1e-12), task
@@ -83,16 +96,17 @@ def test_official_prompt_wrapper_reproduces_the_published_prompts():
 
 
 def _write_tsv(path, rows) -> None:
-    pd.DataFrame(rows, columns=["text", "label", "prompt", "task", "generated_text"]).to_csv(path, sep="\t",
-                                                                                           index=False)
+    pd.DataFrame(rows, columns=["text", "label", "prompt", "task", "generated_text"]).to_csv(
+        path, sep="\t", index=False
+    )
 
 
 def test_every_type_missing_answers_and_bad_rows(tmp_path):
     rows = [
         ["line one\nline two", 0, "p", "sarc", "Yes"],
-        ["b", 1, "p", "sarc", "None"],          # pandas reads "None" as missing
+        ["b", 1, "p", "sarc", "None"],  # pandas reads "None" as missing
         ["c", "1.0", "p", "sarc", "No, not at all"],
-        ["d", 0, "p", "sarc", ""],               # empty: missing
+        ["d", 0, "p", "sarc", ""],  # empty: missing
         ["e", 1, "p", "sarc", "Yes"],
         ["f", 3.4, "p", "emobank#valence", "3.5"],
         ["g", 1.2, "p", "emobank#valence", "about 1 or 2"],
@@ -100,8 +114,8 @@ def test_every_type_missing_answers_and_bad_rows(tmp_path):
         ["i", 4.1, "p", "emobank#valence", "4.0"],
         ["you silly fool", "{'toxic': ['silly fool']}", "p", "toxic-span", '"silly fool"'],
         ["fine day", "{'toxic': []}", "p", "toxic-span", "nothing"],
-        ["x", 7, "p", "sarc", "Yes"],            # no class 7: skipped and named
-        ["y", 0, "p", "not-a-task", "Yes"],      # unknown task: skipped and named
+        ["x", 7, "p", "sarc", "Yes"],  # no class 7: skipped and named
+        ["y", 0, "p", "not-a-task", "Yes"],  # unknown task: skipped and named
     ]
     path = tmp_path / "model_res.tsv"
     _write_tsv(path, rows)
@@ -128,15 +142,18 @@ def test_every_type_missing_answers_and_bad_rows(tmp_path):
 
 
 def test_lenient_parser_and_llama2_file_names(tmp_path):
-    rows = [["q", 5, "p", "questionintimacy", "Not intimate at all"],
-            ["q", 4, "p", "questionintimacy", "Not intimate"],
-            ["q", 0, "p", "questionintimacy", "Very intimate"]]
+    rows = [
+        ["q", 5, "p", "questionintimacy", "Not intimate at all"],
+        ["q", 4, "p", "questionintimacy", "Not intimate"],
+        ["q", 0, "p", "questionintimacy", "Very intimate"],
+    ]
     path = tmp_path / "a_res.tsv"
     _write_tsv(path, rows)
     official = _scored(path)["questionintimacy"]
     lenient = _scored(path, "--parser", "lenient")["questionintimacy"]
-    assert official["f1"] == pytest.approx(precision_recall_fscore_support([5, 4, 0], [4, 4, 0], average="macro",
-                                                                           zero_division=0)[2])
+    assert official["f1"] == pytest.approx(
+        precision_recall_fscore_support([5, 4, 0], [4, 4, 0], average="macro", zero_division=0)[2]
+    )
     assert lenient["f1"] == pytest.approx(1.0)
     llama = tmp_path / "meta-llama2-7b_res.tsv"
     _write_tsv(llama, [["s", 0, "p", "sarc", "### Response: Yes"], ["s", 1, "p", "sarc", "Response: No"]])
@@ -161,11 +178,34 @@ def test_one_task_of_a_file_and_options_a_format_does_not_apply(tmp_path):
     assert list(_scored(path, "--task", "hypo-l")) == ["hypo-l"]
     rows = tmp_path / "rows.jsonl"
     rows.write_text(json.dumps({"id": "1", "prediction": "Yes", "reference": "sarcastic"}) + "\n")
-    refused = CliRunner().invoke(app, ["score", "--task", "socket/sarc", "--predictions", str(rows), "--out",
-                                       str(tmp_path / "o"), "--penalize-missing"])
+    refused = CliRunner().invoke(
+        app,
+        [
+            "score",
+            "--task",
+            "socket/sarc",
+            "--predictions",
+            str(rows),
+            "--out",
+            str(tmp_path / "o"),
+            "--penalize-missing",
+        ],
+    )
     assert refused.exit_code == 2 and "--penalize-missing does not apply to --format rows" in refused.output
-    plain = CliRunner().invoke(app, ["score", "--task", "socket/sarc", "--predictions", str(rows), "--out",
-                                     str(tmp_path / "o"), "--bootstrap", "0"])
+    plain = CliRunner().invoke(
+        app,
+        [
+            "score",
+            "--task",
+            "socket/sarc",
+            "--predictions",
+            str(rows),
+            "--out",
+            str(tmp_path / "o"),
+            "--bootstrap",
+            "0",
+        ],
+    )
     assert plain.exit_code == 0, plain.output
     flat = json.loads((tmp_path / "o/metrics.json").read_text())
     assert flat["f1"] == 1.0 and flat["hit_rate"] == 1.0 and flat["n"] == 1

@@ -48,8 +48,9 @@ def test_sentiment_paper_and_script_scores():
 
 def test_sentiment_unread_answers_are_class_minus_one():
     # hand-worked: class 0 errors |-1 - 0| = 1 and 0 -> 0.5; class 1 error 0 -> MAE^M = 0.25
-    metrics = score_task(_task("tweet_sentiment"), [None, SENTIMENT[0], SENTIMENT[1]],
-                         [SENTIMENT[0], SENTIMENT[0], SENTIMENT[1]])
+    metrics = score_task(
+        _task("tweet_sentiment"), [None, SENTIMENT[0], SENTIMENT[1]], [SENTIMENT[0], SENTIMENT[0], SENTIMENT[1]]
+    )
     assert metrics["mae_m"] == pytest.approx(0.25) and metrics["mae_m_score"] == pytest.approx(0.75)
     assert metrics["macro_f1_script"] == pytest.approx(f1_score([0, 0, 1], [-1, 0, 1], average="macro"))
     worst = score_task(_task("tweet_sentiment"), [None] * 4, [SENTIMENT[4]] * 4)
@@ -60,15 +61,21 @@ def _paper_hate(truth, pred):
     """The paper's combined F1 (§4.2), written small: binary micro-F1 + macro-F1 over the 7 hate classes."""
     binary_truth = [int(t < 7) for t in truth]
     binary_pred = [2 if p == 8 else int(p < 7) for p in pred]  # an unread answer is neither: always wrong
-    return (f1_score(binary_truth, binary_pred, average="micro")
-            + f1_score(truth, pred, labels=list(range(7)), average="macro", zero_division=0)) / 2
+    return (
+        f1_score(binary_truth, binary_pred, average="micro")
+        + f1_score(truth, pred, labels=list(range(7)), average="macro", zero_division=0)
+    ) / 2
 
 
 def _script_hate(truth, pred):
     """tweet_hate.py's formula on aligned predictions (8 = unread)."""
     multi = f1_score(truth, pred, labels=list(range(7)), average="micro", zero_division=0)
-    binary = f1_score([1 if t in range(7) else 0 for t in truth], [1 if p in range(7) else 0 for p in pred],
-                      average="macro", zero_division=0)
+    binary = f1_score(
+        [1 if t in range(7) else 0 for t in truth],
+        [1 if p in range(7) else 0 for p in pred],
+        average="macro",
+        zero_division=0,
+    )
     return (multi + binary) / 2
 
 
@@ -76,8 +83,7 @@ def test_hate_combined_f1_both_ways():
     for _ in range(5):
         truth = RNG.choice([0, 1, 2, 3, 7, 7, 7, 5], 60)
         pred = RNG.choice([0, 1, 2, 7, 7, 8, 6], 60)
-        metrics = score_task(_task("tweet_hate"), [HATE[p] if p < 8 else "??" for p in pred],
-                             [HATE[t] for t in truth])
+        metrics = score_task(_task("tweet_hate"), [HATE[p] if p < 8 else "??" for p in pred], [HATE[t] for t in truth])
         assert metrics["combined_f1"] == pytest.approx(_paper_hate(truth, pred), abs=1e-12)
         assert metrics["combined_f1_script"] == pytest.approx(_script_hate(truth, pred), abs=1e-12)
 
@@ -118,8 +124,10 @@ def test_ner_macro_and_micro_against_seqeval():
 
 
 def test_ner_answers_become_tags_as_the_script_writes_them():
-    ref = {"tokens": ["New", "music", "via", "@Columbia_Records", "and", "Columbia", "Records"],
-           "tags": ["O", "O", "O", "B-corporation", "O", "B-corporation", "I-corporation"]}
+    ref = {
+        "tokens": ["New", "music", "via", "@Columbia_Records", "and", "Columbia", "Records"],
+        "tags": ["O", "O", "O", "B-corporation", "O", "B-corporation", "I-corporation"],
+    }
     answer = "@Columbia_Records: corporation, Columbia Records: corporation"
     official = parse_response(_task("tweet_ner7"), answer, "strict")
     lenient = parse_response(_task("tweet_ner7"), answer, "lenient")
@@ -164,9 +172,11 @@ def test_spearman_bootstrap_replicates_are_spearman_of_the_resample():
 
 def _squad_f1(prediction: str, truth: str) -> float:
     """SQuAD v1.1's evaluation script, written small."""
+
     def normalize(s):
         s = "".join(ch for ch in s.lower() if ch not in set(string.punctuation))
         return " ".join(re.sub(r"\b(a|an|the)\b", " ", s).split())
+
     p, t = normalize(prediction).split(), normalize(truth).split()
     common = Counter(p) & Counter(t)
     same = sum(common.values())
@@ -194,19 +204,22 @@ def test_qg_meteor_against_nltk():
     assert metrics["meteor"] == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize(("task", "line", "official", "lenient"), [
-    ("tweet_sentiment", "negative or neutral", "negative or neutral", "negative or neutral"),
-    ("tweet_sentiment", "Negative or neutral.", None, "negative or neutral"),
-    ("tweet_sentiment", "'negative'", None, "negative"),
-    ("tweet_hate", "not hate", None, "not_hate"),
-    ("tweet_hate", "hate_race", "hate_race", "hate_race"),
-    ("tempo_wic", "yes", "yes", "yes"),
-    ("tempo_wic", "Yes, it does.", None, "yes"),
-    ("tweet_nerd", " no", None, "no"),
-    ("tweet_intimacy", "2.5", 2.5, 2.5),
-    ("tweet_intimacy", "I'd say 3", None, 3.0),
-    ("tweet_qa", "Answer: a website", "Answer: a website", "a website"),
-])
+@pytest.mark.parametrize(
+    ("task", "line", "official", "lenient"),
+    [
+        ("tweet_sentiment", "negative or neutral", "negative or neutral", "negative or neutral"),
+        ("tweet_sentiment", "Negative or neutral.", None, "negative or neutral"),
+        ("tweet_sentiment", "'negative'", None, "negative"),
+        ("tweet_hate", "not hate", None, "not_hate"),
+        ("tweet_hate", "hate_race", "hate_race", "hate_race"),
+        ("tempo_wic", "yes", "yes", "yes"),
+        ("tempo_wic", "Yes, it does.", None, "yes"),
+        ("tweet_nerd", " no", None, "no"),
+        ("tweet_intimacy", "2.5", 2.5, 2.5),
+        ("tweet_intimacy", "I'd say 3", None, 3.0),
+        ("tweet_qa", "Answer: a website", "Answer: a website", "a website"),
+    ],
+)
 def test_official_and_lenient_readers(task, line, official, lenient):
     assert parse_response(_task(task), line, "strict").label == official
     parsed = parse_response(_task(task), line, "lenient")

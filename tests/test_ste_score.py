@@ -24,7 +24,7 @@ def _script_line(task: str, label) -> str:
     if get_task(task).kind == "ste_ner":
         from seqeval.metrics.sequence_labeling import get_entities
 
-        return ",".join(f"{' '.join(label['tokens'][s:e + 1])}:{k}" for k, s, e in get_entities(label["tags"]))
+        return ",".join(f"{' '.join(label['tokens'][s : e + 1])}:{k}" for k, s, e in get_entities(label["tags"]))
     if get_task(task).kind == "ste_emoji":
         return ",".join([label, "x", "y", "z", "w"])
     return kind_of(task).target(get_task(task), label)
@@ -58,8 +58,9 @@ def test_a_folder_of_gold_predictions_scores_perfectly(data, tmp_path):
         assert entry["n"] == 6
     averages = json.loads((tmp_path / "out/averages.json").read_text())
     assert averages["complete"] and averages["clusters"]["generation"] == pytest.approx(1.0, abs=0.005)
-    assert averages["unified"] == pytest.approx(sum(e[get_task(f"supertweeteval/{n}").headline]
-                                                    for n, e in metrics.items()) / 12)
+    assert averages["unified"] == pytest.approx(
+        sum(e[get_task(f"supertweeteval/{n}").headline] for n, e in metrics.items()) / 12
+    )
 
 
 def test_one_file_its_task_from_the_name_or_task_and_line_counts(data, tmp_path):
@@ -68,8 +69,9 @@ def test_one_file_its_task_from_the_name_or_task_and_line_counts(data, tmp_path)
     path.write_text("\n".join([examples[0].label.replace("_", " ")] + [e.label for e in examples[1:]]))
     official = _score("--predictions", str(path), "--data", str(data), "--out", str(tmp_path / "a"))
     assert official.exit_code == 0, official.output
-    lenient = _score("--predictions", str(path), "--data", str(data), "--out", str(tmp_path / "b"),
-                     "--parser", "lenient")
+    lenient = _score(
+        "--predictions", str(path), "--data", str(data), "--out", str(tmp_path / "b"), "--parser", "lenient"
+    )
     assert lenient.exit_code == 0, lenient.output
     a = json.loads((tmp_path / "a/metrics.json").read_text())["tweet_hate"]
     b = json.loads((tmp_path / "b/metrics.json").read_text())["tweet_hate"]
@@ -78,8 +80,9 @@ def test_one_file_its_task_from_the_name_or_task_and_line_counts(data, tmp_path)
     other.write_text(path.read_text())
     unnamed = _score("--predictions", str(other), "--data", str(data), "--out", str(tmp_path / "c"))
     assert unnamed.exit_code == 2 and "give --task" in unnamed.output
-    named = _score("--predictions", str(other), "--task", "tweet_hate", "--data", str(data), "--out",
-                   str(tmp_path / "c"))
+    named = _score(
+        "--predictions", str(other), "--task", "tweet_hate", "--data", str(data), "--out", str(tmp_path / "c")
+    )
     assert named.exit_code == 0
     short = tmp_path / "tweet-qa.txt"
     short.write_text("a\nb\n\n")

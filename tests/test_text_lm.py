@@ -24,8 +24,10 @@ from mmsoc.tasks import get_task, task_ids
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
-ONE_PER_KIND = {suite: ",".join({get_task(t).kind: t.split("/", 1)[1] for t in reversed(task_ids(suite))}.values())
-                for suite in ("socket", "supertweeteval")}
+ONE_PER_KIND = {
+    suite: ",".join({get_task(t).kind: t.split("/", 1)[1] for t in reversed(task_ids(suite))}.values())
+    for suite in ("socket", "supertweeteval")
+}
 """A task of every kind of each suite."""
 
 
@@ -48,8 +50,23 @@ def _rows(run: Path) -> list[dict]:
 @pytest.mark.parametrize("kind", ["causal", "seq2seq"])
 @pytest.mark.parametrize("suite", ["socket", "supertweeteval"])
 def test_every_task_of_both_suites_runs_on_the_sample(kind, suite, lms, tmp_path):
-    _eval("--suite", suite, "--task", "all", "--model", f"lm:{lms[kind]}", "--data", "sample", "--greedy",
-          "--limit", "2", "--max-new-tokens", "4", "--out", str(tmp_path))
+    _eval(
+        "--suite",
+        suite,
+        "--task",
+        "all",
+        "--model",
+        f"lm:{lms[kind]}",
+        "--data",
+        "sample",
+        "--greedy",
+        "--limit",
+        "2",
+        "--max-new-tokens",
+        "4",
+        "--out",
+        str(tmp_path),
+    )
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert list(metrics) == list(task_ids(suite))
     for task, entry in metrics.items():
@@ -62,8 +79,18 @@ def test_every_task_of_both_suites_runs_on_the_sample(kind, suite, lms, tmp_path
 @pytest.mark.parametrize("kind", ["causal", "seq2seq"])
 def test_batch_sizes_1_and_8_give_the_same_predictions(kind, lms, tmp_path):
     for suite in ("socket", "supertweeteval"):
-        args = ["--suite", suite, "--task", ONE_PER_KIND[suite], "--model", f"lm:{lms[kind]}", "--seeds", "0,1",
-                "--max-new-tokens", "6"]
+        args = [
+            "--suite",
+            suite,
+            "--task",
+            ONE_PER_KIND[suite],
+            "--model",
+            f"lm:{lms[kind]}",
+            "--seeds",
+            "0,1",
+            "--max-new-tokens",
+            "6",
+        ]
         _eval(*args, "--batch-size", "1", "--out", str(tmp_path / f"{suite}1"))
         _eval(*args, "--batch-size", "8", "--out", str(tmp_path / f"{suite}8"))
         one, eight = tmp_path / f"{suite}1", tmp_path / f"{suite}8"
@@ -79,11 +106,24 @@ def _cli(*args: str) -> list[str]:
 
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_matches_uninterrupted(lms, tmp_path):
-    args = ["--suite", "socket", "--task", "sarc,emobank#valence,toxic-span,humor-pairs", "--model",
-            f"lm:{lms['causal']}", "--seeds", "0,1", "--batch-size", "1", "--max-new-tokens", "8"]
+    args = [
+        "--suite",
+        "socket",
+        "--task",
+        "sarc,emobank#valence,toxic-span,humor-pairs",
+        "--model",
+        f"lm:{lms['causal']}",
+        "--seeds",
+        "0,1",
+        "--batch-size",
+        "1",
+        "--max-new-tokens",
+        "8",
+    ]
     killed = tmp_path / "killed"
-    proc = subprocess.Popen(_cli(*args, "--out", str(killed)), cwd=REPO, env=ENV, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _cli(*args, "--out", str(killed)), cwd=REPO, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     log = killed / "predictions.jsonl"
     deadline = time.time() + 180
     while time.time() < deadline and (not log.exists() or log.read_bytes().count(b"\n") < 5):
@@ -103,8 +143,10 @@ def test_sigkill_mid_run_then_resume_matches_uninterrupted(lms, tmp_path):
 @pytest.mark.parametrize("kind", ["causal", "seq2seq"])
 def test_option_scores_equal_a_forward_pass_written_out(kind, lms):
     model = TextLM(lms[kind])
-    requests = [Request("t", "a", (Text("Question: is it sarcastic?\nAnswer:"),)),
-                Request("t", "b", (Text("Options:\nYes\nNo\nPlease only answer with the options. Answer:"),))]
+    requests = [
+        Request("t", "a", (Text("Question: is it sarcastic?\nAnswer:"),)),
+        Request("t", "b", (Text("Options:\nYes\nNo\nPlease only answer with the options. Answer:"),)),
+    ]
     options = [["Yes", "No"], [" No", "Yes", "maybe not"]]
     together = model.score_options(requests, options)
     alone = [model.score_options([r], [o])[0] for r, o in zip(requests, options)]
@@ -134,8 +176,20 @@ def test_a_request_with_media_is_refused_naming_the_item(lms):
 
 def test_a_text_model_that_cannot_be_loaded_leaves_the_run_unclaimed(tmp_path):
     (tmp_path / "empty").mkdir()
-    result = CliRunner().invoke(app, ["eval", "--suite", "socket", "--task", "sarc", "--model",
-                                      f"lm:{tmp_path / 'empty'}", "--out", str(tmp_path / "run")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--suite",
+            "socket",
+            "--task",
+            "sarc",
+            "--model",
+            f"lm:{tmp_path / 'empty'}",
+            "--out",
+            str(tmp_path / "run"),
+        ],
+    )
     assert result.exit_code == 2 and "cannot load text model" in result.output
     assert not (tmp_path / "run" / "config.json").exists()
 

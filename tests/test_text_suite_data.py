@@ -27,12 +27,20 @@ def _socket(tmp_path, task: str, texts: list[str], labels: list[str], split: str
 
 
 def test_socket_classes_by_name_or_number_and_splits(tmp_path):
-    root = _socket(tmp_path, "sarc", ["  first  ", "second", "third"], ["sarcastic", "1", " literal "],
-                   label_list=["sarcastic", "literal"])
+    root = _socket(
+        tmp_path,
+        "sarc",
+        ["  first  ", "second", "third"],
+        ["sarcastic", "1", " literal "],
+        label_list=["sarcastic", "literal"],
+    )
     _socket(tmp_path, "sarc", ["v"], ["0"], split="val")
     loaded = load_examples("socket/sarc", str(root), "test")
     assert [(e.id, e.text, e.label) for e in loaded.examples] == [
-        ("0", "first", "sarcastic"), ("1", "second", "literal"), ("2", "third", "literal")]
+        ("0", "first", "sarcastic"),
+        ("1", "second", "literal"),
+        ("2", "third", "literal"),
+    ]
     assert [e.label for e in load_examples("socket/sarc", str(root), "dev").examples] == ["sarcastic"]
     assert [e.label for e in load_examples("socket/sarc", str(root), "validation").examples] == ["sarcastic"]
 
@@ -40,8 +48,12 @@ def test_socket_classes_by_name_or_number_and_splits(tmp_path):
 def test_socket_pairs_regression_and_spans(tmp_path):
     _socket(tmp_path, "humor-pairs", ["a one [SEP]  b two", "no separator"], ["0", "1"])
     _socket(tmp_path, "emobank#valence", ["x", "y"], ["3.2", "nan"])
-    _socket(tmp_path, "toxic-span", ["you fool", "fine", "a b c", "x"],
-            ["{'toxic': ['fool']}", "{'toxic': []}", "[{'toxic': 'a b'}]", "__import__('os')"])
+    _socket(
+        tmp_path,
+        "toxic-span",
+        ["you fool", "fine", "a b c", "x"],
+        ["{'toxic': ['fool']}", "{'toxic': []}", "[{'toxic': 'a b'}]", "__import__('os')"],
+    )
     pairs = load_examples("socket/humor-pairs", str(tmp_path))
     assert pairs.examples[0].meta["text_a"] == "a one " and pairs.examples[0].meta["text_b"] == "  b two"
     assert len(pairs.examples) == 1 and "[SEP]" in str(pairs.problems[0]) and pairs.problems[0].field == "text"
@@ -50,7 +62,8 @@ def test_socket_pairs_regression_and_spans(tmp_path):
     with pytest.raises(InputError, match=r"test_labels.txt, line 4: field 'label': not a Python literal"):
         load_examples("socket/toxic-span", str(tmp_path))
     (tmp_path / "SOCKET_DATA/toxic-span/test_labels.txt").write_text(
-        "{'toxic': ['fool']}\n{'toxic': []}\n[{'toxic': 'a b'}]\n['x']\n")
+        "{'toxic': ['fool']}\n{'toxic': []}\n[{'toxic': 'a b'}]\n['x']\n"
+    )
     spans = load_examples("socket/toxic-span", str(tmp_path)).examples
     assert [e.label["spans"] for e in spans] == [["fool"], [], ["a b"], ["x"]]
     assert spans[0].label["text"] == "you fool"
@@ -85,13 +98,17 @@ def test_supertweeteval_gold_fields(tmp_path):
     _ste(tmp_path, "tweet_qa", [{"text": "tweet", "context": "who?", "gold_label_str": "me"}])
     _ste(tmp_path, "tweet_ner7", [{"text": "a b", "text_tokenized": ["a", "b"], "gold_label_sequence": [5, 12]}])
     assert load_examples("supertweeteval/tweet_topic", str(tmp_path)).examples[0].label == [
-        "sports", "youth_&_student_life"]
+        "sports",
+        "youth_&_student_life",
+    ]
     assert load_examples("supertweeteval/tweet_emoji", str(tmp_path)).examples[0].label == "🎉"
     wic = load_examples("supertweeteval/tempo_wic", str(tmp_path)).examples[0]
     assert wic.label == "yes" and wic.meta["target"] == "w" and wic.meta["text_2"] == "b"
     assert load_examples("supertweeteval/tweet_qa", str(tmp_path)).examples[0].meta["context"] == "who?"
     assert load_examples("supertweeteval/tweet_ner7", str(tmp_path)).examples[0].label == {
-        "tokens": ["a", "b"], "tags": ["B-person", "I-person"]}
+        "tokens": ["a", "b"],
+        "tags": ["B-person", "I-person"],
+    }
 
 
 def test_supertweeteval_emoji_needs_its_map_and_bad_rows_are_named(tmp_path):

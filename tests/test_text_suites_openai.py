@@ -36,14 +36,41 @@ def _rows(run: Path) -> list[dict]:
 def test_openai_backend_and_image_text_backend_answer_text_tasks_alike(tiny_llava, tmp_path):
     server = ServeProcess(servable_copy(tiny_llava, tmp_path / "tiny-llava")).start()
     try:
-        remote = CliRunner().invoke(app, ["eval", "--no-progress", "--fast-metrics", "--suite", "socket", *TASKS,
-                                          "--model", f"openai:{server.model_dir}", "--api-base", server.url,
-                                          "--out", str(tmp_path / "remote")])
+        remote = CliRunner().invoke(
+            app,
+            [
+                "eval",
+                "--no-progress",
+                "--fast-metrics",
+                "--suite",
+                "socket",
+                *TASKS,
+                "--model",
+                f"openai:{server.model_dir}",
+                "--api-base",
+                server.url,
+                "--out",
+                str(tmp_path / "remote"),
+            ],
+        )
         assert remote.exit_code == 0, remote.output
     finally:
         server.kill()
-    local = CliRunner().invoke(app, ["eval", "--no-progress", "--fast-metrics", "--suite", "socket", *TASKS,
-                                     "--model", str(server.model_dir), "--out", str(tmp_path / "local")])
+    local = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--no-progress",
+            "--fast-metrics",
+            "--suite",
+            "socket",
+            *TASKS,
+            "--model",
+            str(server.model_dir),
+            "--out",
+            str(tmp_path / "local"),
+        ],
+    )
     assert local.exit_code == 0, local.output
     for run in ("remote", "local"):
         assert not (tmp_path / run / "problems.jsonl").read_text().strip()

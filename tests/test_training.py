@@ -48,8 +48,16 @@ def test_accumulation_clipping_and_schedule_match_a_hand_written_loop():
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0 / (1 + step))
     seen: list[tuple[int, int, float, float]] = []
-    state = train_loop(model, optimizer, list(range(10)), _collate, _mse, settings, scheduler=scheduler,
-                       on_step=lambda s: seen.append((s.step, s.epoch, s.loss, s.lr)))
+    state = train_loop(
+        model,
+        optimizer,
+        list(range(10)),
+        _collate,
+        _mse,
+        settings,
+        scheduler=scheduler,
+        on_step=lambda s: seen.append((s.step, s.epoch, s.loss, s.lr)),
+    )
 
     # The same training written out: 10 items in micro-batches of 2 make groups of 2, 2 and 1 micro-batches;
     # each micro-batch loss is divided by 2 (the last, single one too) before its gradient is added.
@@ -58,7 +66,7 @@ def test_accumulation_clipping_and_schedule_match_a_hand_written_loop():
     step = 0
     for epoch in range(2):
         order = torch.randperm(10, generator=torch.Generator().manual_seed(4 * 1000 + epoch)).tolist()
-        micro = [order[i:i + 2] for i in range(0, 10, 2)]
+        micro = [order[i : i + 2] for i in range(0, 10, 2)]
         for group in (micro[0:2], micro[2:4], micro[4:5]):
             reference.zero_grad()
             losses = []
@@ -87,7 +95,7 @@ def _dropout_net() -> torch.nn.Module:
 
 def _parts(model: torch.nn.Module):
     optimizer = torch.optim.AdamW(model.parameters(), lr=0.05)
-    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.9 ** step)
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 0.9**step)
 
 
 def test_resume_from_a_saved_step_gives_the_uninterrupted_result(tmp_path):
@@ -116,8 +124,17 @@ def test_resume_from_a_saved_step_gives_the_uninterrupted_result(tmp_path):
     scheduler2.load_state_dict(load_state(tmp_path, "scheduler"))
     load_rng(tmp_path)
     resumed: dict[int, float] = {}
-    state = train_loop(again, optimizer2, items, _collate, _mse, settings, scheduler=scheduler2, start_step=3,
-                       on_step=lambda s: resumed.__setitem__(s.step, s.loss))
+    state = train_loop(
+        again,
+        optimizer2,
+        items,
+        _collate,
+        _mse,
+        settings,
+        scheduler=scheduler2,
+        start_step=3,
+        on_step=lambda s: resumed.__setitem__(s.step, s.loss),
+    )
     assert state.step == 6 and resumed == {k: v for k, v in losses.items() if k > 3}
     for a, b in zip(model.state_dict().values(), again.state_dict().values()):
         assert torch.equal(a, b)
@@ -133,8 +150,15 @@ def test_early_stopping_ends_after_patience_epochs_without_improvement():
             best.append(state.epoch)
 
     model = _linear()
-    state = train_loop(model, torch.optim.SGD(model.parameters(), lr=0.01), list(range(10)), _collate, _mse,
-                       LoopSettings(epochs=6, micro_batch_size=5), on_epoch=dev_check)
+    state = train_loop(
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.01),
+        list(range(10)),
+        _collate,
+        _mse,
+        LoopSettings(epochs=6, micro_batch_size=5),
+        on_epoch=dev_check,
+    )
     assert (state.epoch, state.step, state.stop) == (3, 8, True)  # epochs 0-3 of 2 steps; 2 and 3 were stale
     assert best == [0, 1] and (stopper.best, stopper.best_epoch) == (0.7, 1)
 
@@ -143,8 +167,15 @@ def test_max_steps_ends_mid_epoch_without_an_epoch_callback():
     model = _linear()
     epochs: list[int] = []
     settings = LoopSettings(epochs=3, micro_batch_size=2, max_steps=7)
-    state = train_loop(model, torch.optim.SGD(model.parameters(), lr=0.01), list(range(10)), _collate, _mse,
-                       settings, on_epoch=lambda s: epochs.append(s.epoch))
+    state = train_loop(
+        model,
+        torch.optim.SGD(model.parameters(), lr=0.01),
+        list(range(10)),
+        _collate,
+        _mse,
+        settings,
+        on_epoch=lambda s: epochs.append(s.epoch),
+    )
     assert (state.step, state.epoch, epochs) == (7, 1, [0])
 
 
@@ -190,14 +221,17 @@ def test_pickles_are_found_by_name_and_by_content_without_being_loaded(tmp_path)
 def test_fine_tuned_text_classifier_learns_a_separable_task(tmp_path):
     bert = build_tiny_bert_classifier(tmp_path / "bert")
     words = ["cat", "dog", "sun", "moon", "tree", "road"]
-    texts = [f"{a} {b} good" if i % 2 else f"{a} {b} bad" for i, (a, b) in
-             enumerate((a, b) for a in words for b in words)]
+    texts = [
+        f"{a} {b} good" if i % 2 else f"{a} {b} bad" for i, (a, b) in enumerate((a, b) for a in words for b in words)
+    ]
     targets = np.array([i % 2 for i in range(len(texts))])
     before = fit_sequence_classifier(str(bert), texts, targets, 2, seed=0, epochs=0, device="cpu")(texts)
-    scores = fit_sequence_classifier(str(bert), texts, targets, 2, seed=0, epochs=8, learning_rate=1e-3,
-                                     batch_size=8, device="cpu")
+    scores = fit_sequence_classifier(
+        str(bert), texts, targets, 2, seed=0, epochs=8, learning_rate=1e-3, batch_size=8, device="cpu"
+    )
     after = scores(texts)
     assert (after.argmax(1) == targets).mean() == 1.0 > (before.argmax(1) == targets).mean()
-    again = fit_sequence_classifier(str(bert), texts, targets, 2, seed=0, epochs=8, learning_rate=1e-3, batch_size=8,
-                                    device="cpu")(texts)
+    again = fit_sequence_classifier(
+        str(bert), texts, targets, 2, seed=0, epochs=8, learning_rate=1e-3, batch_size=8, device="cpu"
+    )(texts)
     assert np.array_equal(after, again)

@@ -72,25 +72,51 @@ def build_tokenizer(folder: str | Path | None = None, corpus: list[str] | None =
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=SPECIALS,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=SPECIALS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tok.train_from_iterator(corpus or _corpus(), trainer=trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", unk_token="<unk>",
-                                   bos_token="<s>", eos_token="</s>", padding_side="left")
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        pad_token="<pad>",
+        unk_token="<unk>",
+        bos_token="<s>",
+        eos_token="</s>",
+        padding_side="left",
+    )
     if folder is not None:
         fast.save_pretrained(folder)
     return fast
 
 
 def _vision(**extra) -> dict:
-    return dict(hidden_size=HIDDEN, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-                image_size=IMAGE_SIZE, patch_size=PATCH, **extra)
+    return dict(
+        hidden_size=HIDDEN,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        image_size=IMAGE_SIZE,
+        patch_size=PATCH,
+        **extra,
+    )
 
 
 def _llama(vocab: int, tok) -> LlamaConfig:
-    return LlamaConfig(vocab_size=vocab, hidden_size=HIDDEN, intermediate_size=64, num_hidden_layers=2,
-                       num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=512,
-                       pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    return LlamaConfig(
+        vocab_size=vocab,
+        hidden_size=HIDDEN,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
 
 
 def _save(model, processor, folder: str | Path) -> Path:
@@ -108,24 +134,42 @@ def build_tiny_llava(folder: str | Path, seed: int = 0) -> Path:
         vision_config=CLIPVisionConfig(**_vision()).to_dict(),
         text_config=_llama(len(tok), tok).to_dict(),
         image_token_index=tok.convert_tokens_to_ids("<image>"),
-        vision_feature_select_strategy="default", vision_feature_layer=-2,
-        projector_hidden_act="gelu", pad_token_id=tok.pad_token_id)
+        vision_feature_select_strategy="default",
+        vision_feature_layer=-2,
+        projector_hidden_act="gelu",
+        pad_token_id=tok.pad_token_id,
+    )
     torch.manual_seed(seed)
     model = LlavaForConditionalGeneration(config).eval()
-    images = CLIPImageProcessor(size={"shortest_edge": IMAGE_SIZE},
-                                crop_size={"height": IMAGE_SIZE, "width": IMAGE_SIZE})
-    processor = LlavaProcessor(image_processor=images, tokenizer=tok, patch_size=PATCH,
-                               vision_feature_select_strategy="default", num_additional_image_tokens=1)
+    images = CLIPImageProcessor(
+        size={"shortest_edge": IMAGE_SIZE}, crop_size={"height": IMAGE_SIZE, "width": IMAGE_SIZE}
+    )
+    processor = LlavaProcessor(
+        image_processor=images,
+        tokenizer=tok,
+        patch_size=PATCH,
+        vision_feature_select_strategy="default",
+        num_additional_image_tokens=1,
+    )
     return _save(model, processor, folder)
 
 
 def _blip_parts(tok, query_tokens: int) -> dict:
     return dict(
         vision_config=dict(_vision(), layer_norm_eps=1e-5),
-        qformer_config=dict(vocab_size=len(tok), hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=2,
-                            intermediate_size=64, encoder_hidden_size=HIDDEN, max_position_embeddings=512,
-                            pad_token_id=tok.pad_token_id),
-        num_query_tokens=query_tokens, image_token_index=tok.convert_tokens_to_ids("<image>"))
+        qformer_config=dict(
+            vocab_size=len(tok),
+            hidden_size=HIDDEN,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            encoder_hidden_size=HIDDEN,
+            max_position_embeddings=512,
+            pad_token_id=tok.pad_token_id,
+        ),
+        num_query_tokens=query_tokens,
+        image_token_index=tok.convert_tokens_to_ids("<image>"),
+    )
 
 
 def _blip_images() -> BlipImageProcessor:
@@ -136,9 +180,18 @@ def build_tiny_blip2(folder: str | Path, seed: int = 0, query_tokens: int = 4) -
     """A BLIP-2 model (ViT + Q-Former + two-layer OPT) with its Blip2Processor."""
     tok = build_tokenizer()
     tok.add_tokens(["<image>"], special_tokens=True)
-    opt = OPTConfig(vocab_size=len(tok), hidden_size=HIDDEN, ffn_dim=64, num_hidden_layers=2, num_attention_heads=2,
-                    word_embed_proj_dim=HIDDEN, max_position_embeddings=512, pad_token_id=tok.pad_token_id,
-                    bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    opt = OPTConfig(
+        vocab_size=len(tok),
+        hidden_size=HIDDEN,
+        ffn_dim=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        word_embed_proj_dim=HIDDEN,
+        max_position_embeddings=512,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
     config = Blip2Config(text_config=opt.to_dict(), **_blip_parts(tok, query_tokens))
     torch.manual_seed(seed)
     model = Blip2ForConditionalGeneration(config).eval()
@@ -154,8 +207,9 @@ def build_tiny_instructblip(folder: str | Path, seed: int = 0, query_tokens: int
     config = InstructBlipConfig(text_config=_llama(len(tok), tok).to_dict(), **_blip_parts(tok, query_tokens))
     torch.manual_seed(seed)
     model = InstructBlipForConditionalGeneration(config).eval()
-    processor = InstructBlipProcessor(image_processor=_blip_images(), tokenizer=tok, qformer_tokenizer=qformer_tok,
-                                      num_query_tokens=query_tokens)
+    processor = InstructBlipProcessor(
+        image_processor=_blip_images(), tokenizer=tok, qformer_tokenizer=qformer_tok, num_query_tokens=query_tokens
+    )
     return _save(model, processor, folder)
 
 
@@ -163,8 +217,15 @@ def build_tiny_bert_classifier(folder: str | Path, seed: int = 0) -> Path:
     """A two-layer BERT sequence classifier with the tiny tokenizer (labels set at fine-tuning)."""
     folder = Path(folder)
     tok = build_tokenizer()
-    config = BertConfig(vocab_size=len(tok), hidden_size=HIDDEN, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=512, pad_token_id=tok.pad_token_id)
+    config = BertConfig(
+        vocab_size=len(tok),
+        hidden_size=HIDDEN,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+        pad_token_id=tok.pad_token_id,
+    )
     torch.manual_seed(seed)
     BertForSequenceClassification(config).save_pretrained(folder)
     tok.padding_side = "right"
@@ -189,9 +250,17 @@ def build_tiny_seq2seq_lm(folder: str | Path, seed: int = 0) -> Path:
     folder = Path(folder)
     tok = build_tokenizer(corpus=_text_suite_corpus())
     tok.padding_side = "right"
-    config = T5Config(vocab_size=len(tok), d_model=HIDDEN, d_kv=16, d_ff=64, num_layers=2, num_heads=2,
-                      pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id,
-                      decoder_start_token_id=tok.pad_token_id)
+    config = T5Config(
+        vocab_size=len(tok),
+        d_model=HIDDEN,
+        d_kv=16,
+        d_ff=64,
+        num_layers=2,
+        num_heads=2,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+        decoder_start_token_id=tok.pad_token_id,
+    )
     torch.manual_seed(seed)
     model = T5ForConditionalGeneration(config).eval()
     model.generation_config.pad_token_id = tok.pad_token_id

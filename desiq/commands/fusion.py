@@ -24,48 +24,96 @@ DEV_FRACTION = 0.2
 
 @app.command()
 def train(
-    data: Annotated[Path, typer.Option(help="Social-IQ folder: trains on qa/qa_train.json with early stopping on "
-                                            "qa/qa_val.json, media by vid_name. Or a single QA file (inputs "
-                                            "without media): a seeded fifth of its videos is the dev set.")],
-    backbone: Annotated[str, typer.Option(help="T5 checkpoint id (t5-small) or local folder with the checkpoint "
-                                                "and tokenizer, e.g. from `hf download google-t5/t5-small "
-                                                "--local-dir DIR`; its encoder is used.")],
+    data: Annotated[
+        Path,
+        typer.Option(
+            help="Social-IQ folder: trains on qa/qa_train.json with early stopping on "
+            "qa/qa_val.json, media by vid_name. Or a single QA file (inputs "
+            "without media): a seeded fifth of its videos is the dev set."
+        ),
+    ],
+    backbone: Annotated[
+        str,
+        typer.Option(
+            help="T5 checkpoint id (t5-small) or local folder with the checkpoint "
+            "and tokenizer, e.g. from `hf download google-t5/t5-small "
+            "--local-dir DIR`; its encoder is used."
+        ),
+    ],
     out: Annotated[Path, typer.Option(help="Model folder to write (backbone/, head, config, metrics.json).")],
-    architecture: Annotated[Architecture, typer.Option(
-        help="paper: the official DeSIQ Concat model (frozen BERT features of q, a and transcript through "
-             "Linear(768->512), frozen ViT frames and wav2vec2 audio, [q|t|v|s|a] through T5, segment ends, "
-             "sigmoid MLP head; its defects fixed, see desiq/fusion/architecture.py); ours: T5 fine-tuned over "
-             "the q/a tokens with pooled, masked media.")] = Architecture.paper,
-    inputs: Annotated[str, typer.Option(help="Input setting: q question, a answer, t transcript, v video, "
-                                             "s audio, joined by '+'; 'a' alone is the paper's NCAQ (options "
-                                             "only: no question, no media).")] = "q+a+t+v+s",
-    config: Annotated[Config, typer.Option(help="A4: cross-entropy over the 4 options; A2: over "
-                                                "(correct, incorrect) pairs.")] = Config.A4,
+    architecture: Annotated[
+        Architecture,
+        typer.Option(
+            help="paper: the official DeSIQ Concat model (frozen BERT features of q, a and transcript through "
+            "Linear(768->512), frozen ViT frames and wav2vec2 audio, [q|t|v|s|a] through T5, segment ends, "
+            "sigmoid MLP head; its defects fixed, see desiq/fusion/architecture.py); ours: T5 fine-tuned over "
+            "the q/a tokens with pooled, masked media."
+        ),
+    ] = Architecture.paper,
+    inputs: Annotated[
+        str,
+        typer.Option(
+            help="Input setting: q question, a answer, t transcript, v video, "
+            "s audio, joined by '+'; 'a' alone is the paper's NCAQ (options "
+            "only: no question, no media)."
+        ),
+    ] = "q+a+t+v+s",
+    config: Annotated[
+        Config, typer.Option(help="A4: cross-entropy over the 4 options; A2: over (correct, incorrect) pairs.")
+    ] = Config.A4,
     epochs: Annotated[int | None, typer.Option(help="Maximum training epochs (default 40 paper, 10 ours).")] = None,
     seed: Seed = 42,
     lr: Annotated[float, typer.Option(help="AdamW learning rate.")] = 1e-4,
-    batch_size: Annotated[int | None, typer.Option(help="Questions per training step per process (default 1 "
-                                                        "paper, 8 ours).")] = None,
-    patience: Annotated[int | None, typer.Option(help="paper: stop after more than this many dev decreases in a "
-                                                      "row (default 4, the official rule); ours: after this many "
-                                                      "epochs without a better dev score (default 3).")] = None,
-    video_encoder: Annotated[str | None, typer.Option(help="paper: transformers ViT id or folder (default "
-                                                           f"{DEFAULTS[Architecture.paper].video_encoder}); ours: "
-                                                           "open_clip architecture, open_clip folder, or hf:ID / "
-                                                           "transformers CLIP folder (default ViT-B-32).")] = None,
-    video_pretrained: Annotated[str, typer.Option(help="ours: open_clip pretrained tag or checkpoint file "
-                                                       "('none': random weights).")] = "openai",
-    num_frames: Annotated[int | None, typer.Option(help="paper: the first N frames at one per second (default 60); "
-                                                        "ours: N frames sampled uniformly (default 8).")] = None,
-    audio_encoder: Annotated[str, typer.Option(help="A transformers speech encoder id or folder (wav2vec2-style, "
-                                                    f"default {AUDIO_ENCODER} as the paper), or 'logmel' (log-mel "
-                                                    "features, no pretrained model).")] = AUDIO_ENCODER,
-    text_encoder: Annotated[str | None, typer.Option(help="paper: the frozen BERT-style encoder of question, "
-                                                          f"options and transcript (default {TEXT_ENCODER}); ours: "
-                                                          "the sentence encoder of transcript cues (default: the "
-                                                          "shipped all-MiniLM-L6-v2).")] = None,
-    max_tokens: Annotated[int, typer.Option(help="ours: feature positions per modality (longer sequences are "
-                                                 "average-pooled).")] = 16,
+    batch_size: Annotated[
+        int | None, typer.Option(help="Questions per training step per process (default 1 paper, 8 ours).")
+    ] = None,
+    patience: Annotated[
+        int | None,
+        typer.Option(
+            help="paper: stop after more than this many dev decreases in a "
+            "row (default 4, the official rule); ours: after this many "
+            "epochs without a better dev score (default 3)."
+        ),
+    ] = None,
+    video_encoder: Annotated[
+        str | None,
+        typer.Option(
+            help="paper: transformers ViT id or folder (default "
+            f"{DEFAULTS[Architecture.paper].video_encoder}); ours: "
+            "open_clip architecture, open_clip folder, or hf:ID / "
+            "transformers CLIP folder (default ViT-B-32)."
+        ),
+    ] = None,
+    video_pretrained: Annotated[
+        str, typer.Option(help="ours: open_clip pretrained tag or checkpoint file ('none': random weights).")
+    ] = "openai",
+    num_frames: Annotated[
+        int | None,
+        typer.Option(
+            help="paper: the first N frames at one per second (default 60); "
+            "ours: N frames sampled uniformly (default 8)."
+        ),
+    ] = None,
+    audio_encoder: Annotated[
+        str,
+        typer.Option(
+            help="A transformers speech encoder id or folder (wav2vec2-style, "
+            f"default {AUDIO_ENCODER} as the paper), or 'logmel' (log-mel "
+            "features, no pretrained model)."
+        ),
+    ] = AUDIO_ENCODER,
+    text_encoder: Annotated[
+        str | None,
+        typer.Option(
+            help="paper: the frozen BERT-style encoder of question, "
+            f"options and transcript (default {TEXT_ENCODER}); ours: "
+            "the sentence encoder of transcript cues (default: the "
+            "shipped all-MiniLM-L6-v2)."
+        ),
+    ] = None,
+    max_tokens: Annotated[
+        int, typer.Option(help="ours: feature positions per modality (longer sequences are average-pooled).")
+    ] = 16,
     cache_dir: CacheDir = None,
 ) -> None:
     """Train the T5-fusion model with early stopping on the dev questions; write the model and metrics.json."""
@@ -85,43 +133,67 @@ def train(
     check_model_folder(out)  # a folder that cannot take the model fails now, not after training
     d = DEFAULTS[architecture]
     if architecture is Architecture.paper:
-        encoders = paper_encoders(text_encoder or d.text_encoder, video_encoder or d.video_encoder,
-                                  num_frames or d.num_frames, audio_encoder)
+        encoders = paper_encoders(
+            text_encoder or d.text_encoder, video_encoder or d.video_encoder, num_frames or d.num_frames, audio_encoder
+        )
     else:
-        encoders = default_encoders(video_encoder or d.video_encoder,
-                                    None if video_pretrained.lower() == "none" else video_pretrained,
-                                    num_frames or d.num_frames, audio_encoder, text_encoder or d.text_encoder)
-    cfg = FusionConfig(backbone, inputs, config.value, encoders, max_tokens=max_tokens, lr=lr,
-                       epochs=epochs or d.epochs, batch_size=batch_size or d.batch_size,
-                       patience=d.patience if patience is None else patience, seed=seed,
-                       architecture=architecture.value,
-                       text_encoder=(text_encoder or d.text_encoder) if architecture is Architecture.paper else None)
+        encoders = default_encoders(
+            video_encoder or d.video_encoder,
+            None if video_pretrained.lower() == "none" else video_pretrained,
+            num_frames or d.num_frames,
+            audio_encoder,
+            text_encoder or d.text_encoder,
+        )
+    cfg = FusionConfig(
+        backbone,
+        inputs,
+        config.value,
+        encoders,
+        max_tokens=max_tokens,
+        lr=lr,
+        epochs=epochs or d.epochs,
+        batch_size=batch_size or d.batch_size,
+        patience=d.patience if patience is None else patience,
+        seed=seed,
+        architecture=architecture.value,
+        text_encoder=(text_encoder or d.text_encoder) if architecture is Architecture.paper else None,
+    )
     if cfg.inputs == "a":
         note("inputs a: the options only (no question, no transcript, video or audio), the paper's NCAQ")
     accelerator = fusion_accelerator()
     with model_flags(backbone):
-        scorer, dev, features = train_fusion(train_items, dev_items, train_data.media_root, cfg,
-                                             FeatureCache(cache_dir), accelerator, progress=True)
+        scorer, dev, features = train_fusion(
+            train_items, dev_items, train_data.media_root, cfg, FeatureCache(cache_dir), accelerator, progress=True
+        )
     if accelerator.is_main_process:
-        metrics = {"dev": {"A4": dev["A4"], "A2": dev["A2"]}, "inputs": cfg.inputs, "config": cfg.config,
-                   "architecture": cfg.architecture,
-                   "missing": features.missing_counts(train_items + dev_items), "best_epoch": dev["epoch"],
-                   "history": dev["history"], "n_train": len(train_items), "n_dev": len(dev_items),
-                   "processes": accelerator.num_processes}
+        metrics = {
+            "dev": {"A4": dev["A4"], "A2": dev["A2"]},
+            "inputs": cfg.inputs,
+            "config": cfg.config,
+            "architecture": cfg.architecture,
+            "missing": features.missing_counts(train_items + dev_items),
+            "best_epoch": dev["epoch"],
+            "history": dev["history"],
+            "n_train": len(train_items),
+            "n_dev": len(dev_items),
+            "processes": accelerator.num_processes,
+        }
         scorer.save(out, extra={"metrics.json": metrics})  # model and metrics appear together, in one rename
         for modality, errors in features.errors.items():
             if errors:
                 first = next(iter(errors.items()))
                 note(f"note: {modality} masked for {len(errors)} video(s) (first: {first[0]}: {first[1]})")
-        typer.echo(f"{cfg.inputs} {cfg.config}: dev A4 {dev['A4']:.4f}, A2 {dev['A2']:.4f} (epoch {dev['epoch']}); "
-                   f"missing {metrics['missing']}; architecture {cfg.architecture}")
+        typer.echo(
+            f"{cfg.inputs} {cfg.config}: dev A4 {dev['A4']:.4f}, A2 {dev['A2']:.4f} (epoch {dev['epoch']}); "
+            f"missing {metrics['missing']}; architecture {cfg.architecture}"
+        )
         note(f"wrote {out}")
     accelerator.wait_for_everyone()  # every process returns once the model is on disk
 
 
 FLAGS = {
     "frame encoder": "pass --video-pretrained none (random weights), --video-pretrained FILE (a checkpoint) or "
-                     "--video-encoder FOLDER (open_clip or transformers)",
+    "--video-encoder FOLDER (open_clip or transformers)",
     "speech encoder": "pass --audio-encoder FOLDER, or --audio-encoder logmel (no weights)",
     "sentence encoder": "pass --text-encoder FOLDER (sentence-transformers)",
 }
@@ -145,11 +217,18 @@ def model_flags(backbone: str) -> Iterator[None]:
 def evaluate(
     model: Annotated[Path, typer.Option(help="Model folder written by `desiq train`.")],
     data: Data,
-    out: Annotated[Path, typer.Option(help="Run folder: config.json, predictions.jsonl, metrics.json. A rerun "
-                                           "resumes; a different configuration there is refused.")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            help="Run folder: config.json, predictions.jsonl, metrics.json. A rerun "
+            "resumes; a different configuration there is refused."
+        ),
+    ],
     split: Split = None,
-    perturb: Annotated[OptionPerturbKind | None, typer.Option(help="Perturb the options first ("
-                                                              + perturbation_help(option_only=True) + ").")] = None,
+    perturb: Annotated[
+        OptionPerturbKind | None,
+        typer.Option(help="Perturb the options first (" + perturbation_help(option_only=True) + ")."),
+    ] = None,
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     cache_dir: CacheDir = None,
@@ -163,16 +242,21 @@ def evaluate(
     labelled = sum(item.labelled for item in source.items())
     if perturb is not None and labelled == 0:
         raise UsageError(f"{source.qa} has no answer keys: --perturb needs labelled questions")
-    metrics = evaluate_run(model, source, out, perturb.value if perturb else None, seed, batch_size,
-                           FeatureCache(cache_dir))
+    metrics = evaluate_run(
+        model, source, out, perturb.value if perturb else None, seed, batch_size, FeatureCache(cache_dir)
+    )
     if metrics:
         label = " ".join(x for x in (source.split or str(source.qa), perturb.value if perturb else "") if x)
         if labelled == 0:  # nothing to score against: say so instead of an accuracy
-            typer.echo(f"{label}: {metrics['n']} unlabelled questions (no answer key): not scored; the option "
-                       f"scores are in {out / 'predictions.jsonl'}")
+            typer.echo(
+                f"{label}: {metrics['n']} unlabelled questions (no answer key): not scored; the option "
+                f"scores are in {out / 'predictions.jsonl'}"
+            )
         else:
-            typer.echo(f"{label}: A4 {metrics['A4']:.4f}, A2 {metrics['A2']:.4f} on {metrics['n']} questions; "
-                       f"missing {metrics['missing']}")
+            typer.echo(
+                f"{label}: A4 {metrics['A4']:.4f}, A2 {metrics['A2']:.4f} on {metrics['n']} questions; "
+                f"missing {metrics['missing']}"
+            )
         note(f"wrote {out}")
 
 

@@ -15,22 +15,55 @@ from mmsoc.core.cli import Adapter, BatchSize, Device, Dtype, Limit, Progress, S
 
 app = commands()
 
-Inputs = Annotated[str, typer.Option("--inputs", help="What the model is shown: q question, a answer options, "
-                                                      "t transcript, v video, s audio (the transcript for a model "
-                                                      "without an audio input), joined by '+'.")]
-NumFrames = Annotated[int, typer.Option("--num-frames", min=1, help="Frames sampled uniformly from each video "
-                                                                    "(a family that reads a fixed number gets it).")]
+Inputs = Annotated[
+    str,
+    typer.Option(
+        "--inputs",
+        help="What the model is shown: q question, a answer options, "
+        "t transcript, v video, s audio (the transcript for a model "
+        "without an audio input), joined by '+'.",
+    ),
+]
+NumFrames = Annotated[
+    int,
+    typer.Option(
+        "--num-frames",
+        min=1,
+        help="Frames sampled uniformly from each video (a family that reads a fixed number gets it).",
+    ),
+]
 Fps = Annotated[float | None, typer.Option("--fps", min=0.01, help="Sample a frame every 1/FPS seconds instead.")]
-VideoAs = Annotated[str | None, typer.Option("--video-as", help="How video reaches the model: video (the "
-                                                                "processor's video input), frames (several images) "
-                                                                "or grid (one tiled image); default: its family's.")]
-CacheDir = Annotated[Path | None, typer.Option("--cache-dir", help="Cache of decoded frames and audio (default: "
-                                                                   "features/ under $MMSOC_CACHE or ~/.cache/mmsoc).")]
-Prompt = Annotated[str, typer.Option("--prompt", help="Prompt version: " + "; ".join(
-    f"{name}" for name in BUILTIN) + " (or one from --prompts).")]
-PromptsFile = Annotated[Path | None, typer.Option("--prompts", help="JSON/YAML file: prompt name -> fields "
-                                                                    "(labels, context, question, choices, choice, "
-                                                                    "instruction, answer, base).")]
+VideoAs = Annotated[
+    str | None,
+    typer.Option(
+        "--video-as",
+        help="How video reaches the model: video (the "
+        "processor's video input), frames (several images) "
+        "or grid (one tiled image); default: its family's.",
+    ),
+]
+CacheDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache-dir",
+        help="Cache of decoded frames and audio (default: features/ under $MMSOC_CACHE or ~/.cache/mmsoc).",
+    ),
+]
+Prompt = Annotated[
+    str,
+    typer.Option(
+        "--prompt", help="Prompt version: " + "; ".join(f"{name}" for name in BUILTIN) + " (or one from --prompts)."
+    ),
+]
+PromptsFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--prompts",
+        help="JSON/YAML file: prompt name -> fields "
+        "(labels, context, question, choices, choice, "
+        "instruction, answer, base).",
+    ),
+]
 
 
 def _media(num_frames: int, fps: float | None, video_as: str | None, cache_dir: Path | None):
@@ -41,24 +74,51 @@ def _media(num_frames: int, fps: float | None, video_as: str | None, cache_dir: 
 
 @app.command("eval")
 def eval_command(
-    model: Annotated[str, typer.Option("--model", help="transformers image-text-to-text, video or audio model "
-                                                       "(hub id or folder), 'random', or 'openai:NAME' (NAME on "
-                                                       "the OpenAI-compatible server at --api-base).")],
+    model: Annotated[
+        str,
+        typer.Option(
+            "--model",
+            help="transformers image-text-to-text, video or audio model "
+            "(hub id or folder), 'random', or 'openai:NAME' (NAME on "
+            "the OpenAI-compatible server at --api-base).",
+        ),
+    ],
     data: Data,
-    out: Annotated[Path, typer.Option("--out", help="Run folder: config.json, predictions.jsonl, metrics.json, "
-                                                    "table.md (submission.jsonl for unlabelled questions). A rerun "
-                                                    "resumes; a different configuration there is refused.")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="Run folder: config.json, predictions.jsonl, metrics.json, "
+            "table.md (submission.jsonl for unlabelled questions). A rerun "
+            "resumes; a different configuration there is refused.",
+        ),
+    ],
     split: Split = None,
     inputs: Inputs = "q+a+t+v",
-    answer: Annotated[str, typer.Option("--answer", help="loglik: log-likelihood of each answer (acc and "
-                                                         "acc_norm); generate: the model writes its answer.")]
-    = "loglik",
-    parse: Annotated[str, typer.Option("--parse", help="How written answers are read: " + ", ".join(PARSE_RULES)
-                                                       + " (challenge: the official baseline's digit rule).")]
-    = "lenient",
-    conditions: Annotated[str | None, typer.Option("--conditions", help="Comma-separated, from "
-                                                   + ",".join(CONDITIONS) + " (default: all; for unlabelled "
-                                                   "questions those without answer keys).")] = None,
+    answer: Annotated[
+        str,
+        typer.Option(
+            "--answer",
+            help="loglik: log-likelihood of each answer (acc and acc_norm); generate: the model writes its answer.",
+        ),
+    ] = "loglik",
+    parse: Annotated[
+        str,
+        typer.Option(
+            "--parse",
+            help="How written answers are read: "
+            + ", ".join(PARSE_RULES)
+            + " (challenge: the official baseline's digit rule).",
+        ),
+    ] = "lenient",
+    conditions: Annotated[
+        str | None,
+        typer.Option(
+            "--conditions",
+            help="Comma-separated, from " + ",".join(CONDITIONS) + " (default: all; for unlabelled "
+            "questions those without answer keys).",
+        ),
+    ] = None,
     num_frames: NumFrames = 8,
     fps: Fps = None,
     video_as: VideoAs = None,
@@ -72,26 +132,54 @@ def eval_command(
     dtype: Dtype = "float32",
     device: Device = "auto",
     cache_dir: CacheDir = None,
-    api_base: Annotated[str | None, typer.Option("--api-base", help="URL of an OpenAI-compatible server for "
-                                                 "--model openai:NAME (loglik needs prompt logprobs, as vLLM "
-                                                 "serves them).")] = None,
+    api_base: Annotated[
+        str | None,
+        typer.Option(
+            "--api-base",
+            help="URL of an OpenAI-compatible server for "
+            "--model openai:NAME (loglik needs prompt logprobs, as vLLM "
+            "serves them).",
+        ),
+    ] = None,
     progress: Progress = True,
 ) -> None:
     """Ask MODEL every question under every DeSIQ condition; accuracy with chance and intervals by video."""
     from desiq.llm.evaluate import EvalOptions, evaluate
     from desiq.llm.table import conditions_table
 
-    options = EvalOptions(split, inputs, answer, parse, conditions, seed, limit, batch_size, prompt, prompts_file,
-                          max_new_tokens, adapter, dtype, device, _media(num_frames, fps, video_as, cache_dir),
-                          progress, api_base)
+    options = EvalOptions(
+        split,
+        inputs,
+        answer,
+        parse,
+        conditions,
+        seed,
+        limit,
+        batch_size,
+        prompt,
+        prompts_file,
+        max_new_tokens,
+        adapter,
+        dtype,
+        device,
+        _media(num_frames, fps, video_as, cache_dir),
+        progress,
+        api_base,
+    )
     metrics = evaluate(model, data, out, options)
     if metrics is None:
         return
     if not metrics["labelled"]:
         sub = metrics.get("submission")
-        typer.echo(f"{metrics['rows']} answers to unlabelled questions: not scored (no answer key)"
-                   + (f"; submission of {sub['questions']} questions ({sub['unanswered']} unanswered) in "
-                      f"{out / 'submission.jsonl'}" if sub else ""))
+        typer.echo(
+            f"{metrics['rows']} answers to unlabelled questions: not scored (no answer key)"
+            + (
+                f"; submission of {sub['questions']} questions ({sub['unanswered']} unanswered) in "
+                f"{out / 'submission.jsonl'}"
+                if sub
+                else ""
+            )
+        )
     else:
         typer.echo("\n".join(conditions_table(metrics["results"])))
     note(f"wrote {out}")
@@ -124,13 +212,23 @@ def finetune_command(
     inputs: Inputs = "q+a+t+v",
     split: Split = None,
     limit: Limit = None,
-    explanations: Annotated[Path | None, typer.Option("--explanations", help="Teacher explanations (JSONL of id, "
-                                                      "explanation; or an `mmsoc explain` run folder): targets "
-                                                      "become 'ANSWER Explanation: ...'.")] = None,
+    explanations: Annotated[
+        Path | None,
+        typer.Option(
+            "--explanations",
+            help="Teacher explanations (JSONL of id, "
+            "explanation; or an `mmsoc explain` run folder): targets "
+            "become 'ANSWER Explanation: ...'.",
+        ),
+    ] = None,
     epochs: Annotated[int, typer.Option("--epochs", min=1, help="Passes over the training questions.")] = 1,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Examples per optimizer step.")] = 16,
-    micro_batch_size: Annotated[int, typer.Option("--micro-batch-size", min=1, help="Examples per forward "
-                                                  "pass; gradients accumulate up to --batch-size.")] = 4,
+    micro_batch_size: Annotated[
+        int,
+        typer.Option(
+            "--micro-batch-size", min=1, help="Examples per forward pass; gradients accumulate up to --batch-size."
+        ),
+    ] = 4,
     learning_rate: Annotated[float, typer.Option("--lr", min=0.0, help="Peak learning rate.")] = 2e-4,
     warmup_ratio: Annotated[float, typer.Option("--warmup-ratio", min=0.0, max=1.0)] = 0.03,
     weight_decay: Annotated[float, typer.Option("--weight-decay", min=0.0)] = 0.0,
@@ -142,9 +240,13 @@ def finetune_command(
     rank: Annotated[int, typer.Option("--lora-rank", min=1)] = 8,
     alpha: Annotated[int, typer.Option("--lora-alpha", min=1)] = 16,
     dropout: Annotated[float, typer.Option("--lora-dropout", min=0.0, max=1.0)] = 0.05,
-    target_modules: Annotated[str, typer.Option("--target-modules", help="Comma-separated names of language-model "
-                                                "linear layers to adapt (lm_head included when named).")]
-    = "q_proj,k_proj,v_proj,o_proj",
+    target_modules: Annotated[
+        str,
+        typer.Option(
+            "--target-modules",
+            help="Comma-separated names of language-model linear layers to adapt (lm_head included when named).",
+        ),
+    ] = "q_proj,k_proj,v_proj,o_proj",
     max_target_tokens: Annotated[int, typer.Option("--max-target-tokens", min=2)] = 256,
     prompt: Prompt = DEFAULT_PROMPT,
     prompts_file: PromptsFile = None,
@@ -157,13 +259,30 @@ def finetune_command(
     """LoRA fine-tuning on Social-IQ questions: the target is the answer (letter and text), as evaluated."""
     from desiq.llm.finetune import FinetuneOptions, finetune
 
-    options = FinetuneOptions(inputs, split, limit, explanations, prompt, prompts_file,
-                              _media(num_frames, fps, video_as, cache_dir), progress)
-    result = finetune(model, data, out, options, lora=(rank, alpha, dropout, target_modules),
-                      train=dict(epochs=epochs, batch_size=batch_size, micro_batch_size=micro_batch_size,
-                                 learning_rate=learning_rate, warmup_ratio=warmup_ratio, weight_decay=weight_decay,
-                                 max_steps=max_steps, save_every=save_every, seed=seed, precision=precision,
-                                 max_target_tokens=max_target_tokens), resume=resume)
+    options = FinetuneOptions(
+        inputs, split, limit, explanations, prompt, prompts_file, _media(num_frames, fps, video_as, cache_dir), progress
+    )
+    result = finetune(
+        model,
+        data,
+        out,
+        options,
+        lora=(rank, alpha, dropout, target_modules),
+        train=dict(
+            epochs=epochs,
+            batch_size=batch_size,
+            micro_batch_size=micro_batch_size,
+            learning_rate=learning_rate,
+            warmup_ratio=warmup_ratio,
+            weight_decay=weight_decay,
+            max_steps=max_steps,
+            save_every=save_every,
+            seed=seed,
+            precision=precision,
+            max_target_tokens=max_target_tokens,
+        ),
+        resume=resume,
+    )
     if result is not None:
         last = f", last loss {result.losses[-1]:.4f}" if result.losses else ""
         typer.echo(f"adapter: {result.adapter_dir} ({result.steps} steps{last})")

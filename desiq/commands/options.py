@@ -13,8 +13,9 @@ from desiq.perturbations import PERTURBATIONS, SPLITS
 
 Config = Enum("Config", {"A4": "A4", "A2": "A2"}, type=str)
 PerturbKind = Enum("PerturbKind", {name: name for name in PERTURBATIONS}, type=str)
-OptionPerturbKind = Enum("OptionPerturbKind",
-                         {name: name for name, p in PERTURBATIONS.items() if p.replaces_option}, type=str)
+OptionPerturbKind = Enum(
+    "OptionPerturbKind", {name: name for name, p in PERTURBATIONS.items() if p.replaces_option}, type=str
+)
 Variant = Enum("Variant", {key: key for key in SPLITS}, type=str)
 
 
@@ -28,7 +29,9 @@ def variant_help() -> str:
 
 
 Data = Annotated[Path, typer.Option("--data", help=DATA_HELP)]
-Split = Annotated[str | None, typer.Option("--split", help="With a Social-IQ folder as --data: the split to read "
-                                                             "(qa/qa_SPLIT.json).")]
-CacheDir = Annotated[Path | None, typer.Option(help="Feature cache folder (default: features/ under "
-                                                    "$MMSOC_CACHE, else ~/.cache/mmsoc).")]
+Split = Annotated[
+    str | None, typer.Option("--split", help="With a Social-IQ folder as --data: the split to read (qa/qa_SPLIT.json).")
+]
+CacheDir = Annotated[
+    Path | None, typer.Option(help="Feature cache folder (default: features/ under $MMSOC_CACHE, else ~/.cache/mmsoc).")
+]

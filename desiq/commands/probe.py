@@ -40,34 +40,64 @@ def probe_flags(backbone: str) -> Iterator[None]:
 @app.command()
 def probe(
     out: Annotated[Path, typer.Option(help="Folder for probe.json, probe.md and tsne.png.")],
-    data: Annotated[Path | None, typer.Option(help="Social-IQ folder: trains on qa/qa_train.json, scores "
-                                                   "qa/qa_SPLIT.json (--split, default val), media by vid_name. "
-                                                   "Without --data and --train/--eval: the embedded sample.")] = None,
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            help="Social-IQ folder: trains on qa/qa_train.json, scores "
+            "qa/qa_SPLIT.json (--split, default val), media by vid_name. "
+            "Without --data and --train/--eval: the embedded sample."
+        ),
+    ] = None,
     split: Split = None,
     train: Annotated[Path | None, typer.Option(help="Training QA file (with --eval, instead of --data).")] = None,
-    eval_file: Annotated[Path | None, typer.Option("--eval", help="QA file to score (with --train; alone with "
-                                                                  "--probe heuristics).")] = None,
-    inputs: Annotated[ProbeInputs, typer.Option(help="What the probe sees: a = options only (NCAQ), q+a; "
-                                                     "media settings (a+t, ...) need --probe fusion.")] = ProbeInputs.a,
+    eval_file: Annotated[
+        Path | None, typer.Option("--eval", help="QA file to score (with --train; alone with --probe heuristics).")
+    ] = None,
+    inputs: Annotated[
+        ProbeInputs,
+        typer.Option(
+            help="What the probe sees: a = options only (NCAQ), q+a; media settings (a+t, ...) need --probe fusion."
+        ),
+    ] = ProbeInputs.a,
     probe: Annotated[ProbeName, typer.Option(help=PROBE_HELP)] = ProbeName("embed-linear"),
     seed: Seed = 0,
-    backbone: Annotated[str, typer.Option(help="T5 id or local folder for --probe t5/fusion (e.g. from "
-                                                "`hf download google-t5/t5-small --local-dir DIR`).")] = "t5-small",
+    backbone: Annotated[
+        str,
+        typer.Option(
+            help="T5 id or local folder for --probe t5/fusion (e.g. from "
+            "`hf download google-t5/t5-small --local-dir DIR`)."
+        ),
+    ] = "t5-small",
     encoder: Annotated[str, typer.Option(help="Sentence encoder for embed-linear (id or folder).")] = "default",
     epochs: Annotated[int, typer.Option(help="Training epochs for --probe t5/fusion.")] = 3,
-    media_root: Annotated[Path | None, typer.Option(help="Social-IQ folder with video/, audio/, transcript/ "
-                                                         "(--probe fusion with --train/--eval).")] = None,
-    architecture: Annotated[Architecture, typer.Option(help="T5-fusion model of --probe t5/fusion: ours (default: "
-                                                            "T5 over the option tokens, closest to the paper's "
-                                                            "text-only NCAQ probe) or paper (the official Concat "
-                                                            "model over frozen text features).")] = Architecture.ours,
-    text_encoder: Annotated[str | None, typer.Option(help="Frozen text encoder of --architecture paper (id or "
-                                                          "folder; default bert-base-uncased).")] = None,
-    audio_encoder: Annotated[str, typer.Option(help="Audio encoder of --probe fusion with inputs ...+s: a "
-                                                    "wav2vec2-style id or folder, or 'logmel' (no pretrained "
-                                                    "model).")] = AUDIO_ENCODER,
-    debiased: Annotated[bool, typer.Option(help="Also retrain and score on the DeSIQ_d and DeSIQ_s rebuilds of "
-                                                "both files.")] = True,
+    media_root: Annotated[
+        Path | None,
+        typer.Option(help="Social-IQ folder with video/, audio/, transcript/ (--probe fusion with --train/--eval)."),
+    ] = None,
+    architecture: Annotated[
+        Architecture,
+        typer.Option(
+            help="T5-fusion model of --probe t5/fusion: ours (default: "
+            "T5 over the option tokens, closest to the paper's "
+            "text-only NCAQ probe) or paper (the official Concat "
+            "model over frozen text features)."
+        ),
+    ] = Architecture.ours,
+    text_encoder: Annotated[
+        str | None,
+        typer.Option(help="Frozen text encoder of --architecture paper (id or folder; default bert-base-uncased)."),
+    ] = None,
+    audio_encoder: Annotated[
+        str,
+        typer.Option(
+            help="Audio encoder of --probe fusion with inputs ...+s: a "
+            "wav2vec2-style id or folder, or 'logmel' (no pretrained "
+            "model)."
+        ),
+    ] = AUDIO_ENCODER,
+    debiased: Annotated[
+        bool, typer.Option(help="Also retrain and score on the DeSIQ_d and DeSIQ_s rebuilds of both files.")
+    ] = True,
     tsne: Annotated[bool, typer.Option(help="Draw tsne.png of the eval options.")] = True,
 ) -> None:
     """Can the dataset be solved without the video? Train a probe, score every perturbation.
@@ -93,8 +123,10 @@ def probe(
         if train is not None:
             raise UsageError("give --data (a Social-IQ folder) or --train and --eval, not both")
         if not data.is_dir():
-            raise UsageError(f"--data {data}: desiq probe trains and scores, so --data is a Social-IQ folder "
-                             "(qa/qa_train.json and qa/qa_SPLIT.json); for single files use --train and --eval")
+            raise UsageError(
+                f"--data {data}: desiq probe trains and scores, so --data is a Social-IQ folder "
+                "(qa/qa_train.json and qa/qa_SPLIT.json); for single files use --train and --eval"
+            )
         train_data, eval_data = qa_data(data, "train"), qa_data(data, split, default_split="val")
         train_items, eval_items = train_data.items(), eval_data.items()
         names, media_root = (str(train_data.qa), str(eval_data.qa)), media_root or data
@@ -106,14 +138,25 @@ def probe(
             media_root = write_sample(out / "sample")
     unlabelled = sum(not item.labelled for item in eval_items)
     if unlabelled:
-        raise UsageError(f"{names[1]}: {unlabelled} questions have no answer key (the test split?): a probe reports "
-                         "accuracy, so it scores labelled questions only")
+        raise UsageError(
+            f"{names[1]}: {unlabelled} questions have no answer key (the test split?): a probe reports "
+            "accuracy, so it scores labelled questions only"
+        )
     check_writable(out)  # a folder that cannot take the results fails now, not after training
-    backend = make_probe(probe.value, backbone=backbone, encoder=encoder, epochs=epochs, media_root=media_root,
-                         architecture=architecture.value, text_encoder=text_encoder, audio_encoder=audio_encoder)
+    backend = make_probe(
+        probe.value,
+        backbone=backbone,
+        encoder=encoder,
+        epochs=epochs,
+        media_root=media_root,
+        architecture=architecture.value,
+        text_encoder=text_encoder,
+        audio_encoder=audio_encoder,
+    )
     with probe_flags(backbone):
-        report = run_probe(backend, train_items, eval_items, inputs.value, seed=seed, names=names,
-                           probe_name=probe.value)
+        report = run_probe(
+            backend, train_items, eval_items, inputs.value, seed=seed, names=names, probe_name=probe.value
+        )
         if tsne:  # drawn from the probe trained on the original data, before any retraining
             tsne_figure(backend, eval_items, out / "tsne.png", seed=seed)
         if debiased:
@@ -123,8 +166,9 @@ def probe(
     note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))
 
 
-def _heuristics(out: Path, data: Path | None, split: str | None, train: Path | None, eval_file: Path | None,
-                seed: int) -> None:
+def _heuristics(
+    out: Path, data: Path | None, split: str | None, train: Path | None, eval_file: Path | None, seed: int
+) -> None:
     """``--probe heuristics``: score the shortcuts on one file, no training."""
     from desiq.data import qa_data
     from desiq.formats import read_mcqa

@@ -26,8 +26,10 @@ def data_sample(
     from desiq.sample import sample_items, write_sample
 
     write_sample(out, media=media)
-    note(f"wrote the sample to {out}: {len(sample_items('train'))} train and "
-         f"{len(sample_items('val'))} val questions" + (" with media" if media else ""))
+    note(
+        f"wrote the sample to {out}: {len(sample_items('train'))} train and "
+        f"{len(sample_items('val'))} val questions" + (" with media" if media else "")
+    )
 
 
 @app.command()
@@ -51,8 +53,10 @@ def perturb(
         items = to_a2(items)
     result = apply(items, kind.value, seed=seed, scope=scope)
     write_mcqa(out, result.items)
-    note(f"{kind.value} ({config.value}, scope {(scope or Scope.any).value}, seed {seed}): {len(result.items)} "
-         f"items, {result.options_replaced} options replaced -> {out}")
+    note(
+        f"{kind.value} ({config.value}, scope {(scope or Scope.any).value}, seed {seed}): {len(result.items)} "
+        f"items, {result.options_replaced} options replaced -> {out}"
+    )
 
 
 @app.command()
@@ -74,13 +78,19 @@ def build(
     require_labels(items, str(source.qa))
     repeated = answer_repeated_as_distractor(items)
     if repeated:
-        note(f"note: {len(repeated)} questions of {source.qa} repeat their correct answer as a distractor "
-             f"(first: {repeated[0].id}); the rebuild replaces those distractors")
+        note(
+            f"note: {len(repeated)} questions of {source.qa} repeat their correct answer as a distractor "
+            f"(first: {repeated[0].id}); the rebuild replaces those distractors"
+        )
     result = build_split(items, variant.value, seed=seed, source=str(source.qa))
     write_mcqa(out, result.items)
     record = SPLITS[variant.value]
-    note(f"{record.name} (seed {seed}): {len(result.items)} items, {result.options_replaced} options replaced "
-         f"(marked {record.marker} in idx_types) -> {out}")
+    note(
+        f"{record.name} (seed {seed}): {len(result.items)} items, {result.options_replaced} options replaced "
+        f"(marked {record.marker} in idx_types) -> {out}"
+    )
     if record.scope is Scope.same_video:  # the only scope that can run short of partners
-        note(f"fallbacks: {result.fallback_items} items took {result.fallback_options} options from other "
-             "videos because their video had too few questions")
+        note(
+            f"fallbacks: {result.fallback_items} items took {result.fallback_options} options from other "
+            "videos because their video had too few questions"
+        )

@@ -83,8 +83,9 @@ def require_field(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], 
         raise InputError(path, "missing", line=line, field=key)
     value = obj[key]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise InputError(path, f"expected {getattr(kind, '__name__', kind)}, got {type(value).__name__}",
-                         line=line, field=key)
+        raise InputError(
+            path, f"expected {getattr(kind, '__name__', kind)}, got {type(value).__name__}", line=line, field=key
+        )
     return value
 
 

@@ -46,8 +46,18 @@ def a4_items(obj: dict[str, Any], position: int, path: str, line: int) -> list[M
         options.insert(slot, answer)
         kinds.insert(slot, CORRECT)
         item_qid = f"{qid}_a4_{c}"
-        items.append(MCQAItem(position_id(item_qid, position), item_qid, video, question, tuple(options), slot,
-                              tuple(kinds), obj.get("ts", "")))
+        items.append(
+            MCQAItem(
+                position_id(item_qid, position),
+                item_qid,
+                video,
+                question,
+                tuple(options),
+                slot,
+                tuple(kinds),
+                obj.get("ts", ""),
+            )
+        )
     return items
 
 
@@ -64,5 +74,10 @@ def _detect(path: Path) -> bool:
     return row is not None and "correct" in row and INCORRECT in row
 
 
-FORMAT = MCQAFormat("siq1", "Social-IQ 1.0 shaped JSON Lines with q, vid_name and lists correct, incorrect",
-                    frozenset({CORRECT, INCORRECT}), _detect, read_siq1)
+FORMAT = MCQAFormat(
+    "siq1",
+    "Social-IQ 1.0 shaped JSON Lines with q, vid_name and lists correct, incorrect",
+    frozenset({CORRECT, INCORRECT}),
+    _detect,
+    read_siq1,
+)

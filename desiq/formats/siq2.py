@@ -52,11 +52,16 @@ def _option_count(obj: dict[str, Any], path: str, line: int) -> int:
     if n_options < 2:
         raise InputError(path, "missing (at least a0 and a1 are needed)", line=line, field=f"a{n_options}")
     if present[-1] >= n_options:
-        raise InputError(path, f"missing while a{present[-1]} is present (options are a0, a1, ... without gaps)",
-                         line=line, field=f"a{n_options}")
+        raise InputError(
+            path,
+            f"missing while a{present[-1]} is present (options are a0, a1, ... without gaps)",
+            line=line,
+            field=f"a{n_options}",
+        )
     if n_options > MAX_OPTIONS:
-        raise InputError(path, f"at most {MAX_OPTIONS} options (a0..a{MAX_OPTIONS - 1})", line=line,
-                         field=f"a{MAX_OPTIONS}")
+        raise InputError(
+            path, f"at most {MAX_OPTIONS} options (a0..a{MAX_OPTIONS - 1})", line=line, field=f"a{MAX_OPTIONS}"
+        )
     return n_options
 
 
@@ -70,8 +75,13 @@ def _check_kinds(kinds: list[Any], answer_idx: int, n_options: int, path: str, l
     correct = correct_kinds()
     correct_slots = [i for i, k in enumerate(kinds) if k in correct]
     if correct_slots != [answer_idx]:
-        raise InputError(path, f"exactly one correct kind ({', '.join(sorted(correct))}) expected at "
-                               f"answer_idx={answer_idx}, got {kinds!r}", line=line, field="idx_types")
+        raise InputError(
+            path,
+            f"exactly one correct kind ({', '.join(sorted(correct))}) expected at "
+            f"answer_idx={answer_idx}, got {kinds!r}",
+            line=line,
+            field="idx_types",
+        )
 
 
 def read_siq2(path: str | os.PathLike) -> list[MCQAItem]:
@@ -100,9 +110,11 @@ def repeated_qids(path: str, lines: Sequence[int], items: Sequence[MCQAItem]) ->
         group = {qid: found for qid, found in repeats.items() if (len({q for _, q in found}) == 1) == same}
         if group:
             qid, found = next(iter(group.items()))
-            notes.append(f"note: {path}: {len(group)} qid(s) used on several lines {what} (first: {qid!r} on "
-                         f"lines {', '.join(str(line) for line, _ in found)}); each line is kept as its own "
-                         "question, told apart by its position")
+            notes.append(
+                f"note: {path}: {len(group)} qid(s) used on several lines {what} (first: {qid!r} on "
+                f"lines {', '.join(str(line) for line, _ in found)}); each line is kept as its own "
+                "question, told apart by its position"
+            )
     return notes
 
 
@@ -125,5 +137,11 @@ def _detect(path: Path) -> bool:
     return row is not None and "a0" in row
 
 
-FORMAT = MCQAFormat("siq2", "Social-IQ 2.0 JSON Lines with q, vid_name and options a0, a1, ...", RELEASE_KINDS,
-                    _detect, read_siq2, write_siq2)
+FORMAT = MCQAFormat(
+    "siq2",
+    "Social-IQ 2.0 JSON Lines with q, vid_name and options a0, a1, ...",
+    RELEASE_KINDS,
+    _detect,
+    read_siq2,
+    write_siq2,
+)

@@ -11,10 +11,18 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "MediaFeatures": "features", "extract": "features", "pool_tokens": "features",
-    "FusionModel": "model", "PaperFusionModel": "paper", "FusionProbe": "probe",
-    "FusionConfig": "config", "FusionScorer": "runner", "accuracy": "runner", "default_encoders": "config",
-    "fusion_accelerator": "runner", "train_fusion": "runner",
+    "MediaFeatures": "features",
+    "extract": "features",
+    "pool_tokens": "features",
+    "FusionModel": "model",
+    "PaperFusionModel": "paper",
+    "FusionProbe": "probe",
+    "FusionConfig": "config",
+    "FusionScorer": "runner",
+    "accuracy": "runner",
+    "default_encoders": "config",
+    "fusion_accelerator": "runner",
+    "train_fusion": "runner",
 }
 
 __all__ = sorted(_EXPORTS)

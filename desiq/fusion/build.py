@@ -71,8 +71,10 @@ def require_models(config: FusionConfig) -> None:
 def _text_encoder(config: FusionConfig) -> tuple[nn.Module, Any]:
     from transformers import AutoModel, AutoTokenizer
 
-    return (pretrained("text", config.text_encoder, AutoModel.from_pretrained),
-            pretrained("text", config.text_encoder, AutoTokenizer.from_pretrained))
+    return (
+        pretrained("text", config.text_encoder, AutoModel.from_pretrained),
+        pretrained("text", config.text_encoder, AutoTokenizer.from_pretrained),
+    )
 
 
 def build_model(config: FusionConfig, dims: dict[str, int]) -> tuple[nn.Module, Any]:
@@ -105,8 +107,9 @@ def load_model(config: FusionConfig, dims: dict[str, int], backbone: Path, head:
     return model, tokenizer
 
 
-def collate(config: FusionConfig, items: Sequence[MCQAItem], features: MediaFeatures, dims: dict[str, int],
-            tokenizer) -> dict:
+def collate(
+    config: FusionConfig, items: Sequence[MCQAItem], features: MediaFeatures, dims: dict[str, int], tokenizer
+) -> dict:
     """The architecture's batch: ``inputs`` (keyword arguments of the model) and ``counts``."""
     question = InputSetting.parse(config.inputs).question
     if _is_paper(config):

@@ -10,13 +10,20 @@ from desiq.inputs import InputSetting
 from mmsoc.media import AudioEncoder, EncoderSpec, TranscriptEncoder, VideoEncoder
 
 
-def default_encoders(video_model: str = "ViT-B-32", video_pretrained: str | None = "openai", num_frames: int = 8,
-                     audio_model: str = AUDIO_ENCODER, text_model: str = "default") -> dict[str, EncoderSpec]:
+def default_encoders(
+    video_model: str = "ViT-B-32",
+    video_pretrained: str | None = "openai",
+    num_frames: int = 8,
+    audio_model: str = AUDIO_ENCODER,
+    text_model: str = "default",
+) -> dict[str, EncoderSpec]:
     """Encoder specs per medium of ``ours`` (open_clip frames, wav2vec2 audio, MiniLM transcript cues);
     ``paper_media.paper_encoders`` gives the paper architecture's."""
-    return {"transcript": TranscriptEncoder(text_model).spec,
-            "video": VideoEncoder(video_model, video_pretrained, num_frames=num_frames).spec,
-            "audio": AudioEncoder(audio_model).spec}
+    return {
+        "transcript": TranscriptEncoder(text_model).spec,
+        "video": VideoEncoder(video_model, video_pretrained, num_frames=num_frames).spec,
+        "audio": AudioEncoder(audio_model).spec,
+    }
 
 
 @dataclass

@@ -42,8 +42,11 @@ def metrics_from_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """A4 (the top option is the correct one), A2 (the correct option outscores each incorrect one), n
     and masked media per modality, from the prediction rows alone."""
     missing = {m: sum(m in r["masked"] for r in rows) for m in MEDIA}
-    return {**accuracy([r["answer_idx"] for r in rows], [r["scores"] for r in rows]), "n": len(rows),
-            "missing": missing}
+    return {
+        **accuracy([r["answer_idx"] for r in rows], [r["scores"] for r in rows]),
+        "n": len(rows),
+        "missing": missing,
+    }
 
 
 def _saved_inputs(model: Path) -> str:
@@ -58,13 +61,28 @@ def _saved_inputs(model: Path) -> str:
 
 def _row(item: MCQAItem, perturbation: str, scores: np.ndarray, masked: list[str]) -> dict[str, Any]:
     pred = int(np.argmax(scores))
-    return {"id": item.id, "qid": item.qid, "perturbation": perturbation, "vid_name": item.video,
-            "scores": [float(x) for x in scores], "pred": pred, "answer_idx": item.answer_idx,
-            "correct": pred == item.answer_idx, "masked": masked}
+    return {
+        "id": item.id,
+        "qid": item.qid,
+        "perturbation": perturbation,
+        "vid_name": item.video,
+        "scores": [float(x) for x in scores],
+        "pred": pred,
+        "answer_idx": item.answer_idx,
+        "correct": pred == item.answer_idx,
+        "masked": masked,
+    }
 
 
-def evaluate_run(model: Path, data: QAData, out: Path, perturbation: str | None = None, seed: int = 0,
-                 batch_size: int = 16, cache: FeatureCache | None = None) -> dict[str, Any]:
+def evaluate_run(
+    model: Path,
+    data: QAData,
+    out: Path,
+    perturbation: str | None = None,
+    seed: int = 0,
+    batch_size: int = 16,
+    cache: FeatureCache | None = None,
+) -> dict[str, Any]:
     """Run (or resume) an evaluation into ``out``; the main process returns metrics.json (others {})."""
     from accelerate.utils import gather_object
 
@@ -73,11 +91,17 @@ def evaluate_run(model: Path, data: QAData, out: Path, perturbation: str | None 
         items = apply(items, perturbation, seed=seed).items
     accelerator = fusion_accelerator()
     name = perturbation or ORIGINAL
-    identity = {"model": str(model.resolve()), "model_sha256": file_digest(model / CONFIG_FILE, model / HEAD_FILE),
-                "data": str(data.qa.resolve()), "data_sha256": file_digest(data.qa),
-                "media_root": str(data.media_root.resolve()) if data.media_root else None, "split": data.split,
-                "perturb": perturbation, "seed": seed if perturbation else None,
-                "inputs": _saved_inputs(model)}
+    identity = {
+        "model": str(model.resolve()),
+        "model_sha256": file_digest(model / CONFIG_FILE, model / HEAD_FILE),
+        "data": str(data.qa.resolve()),
+        "data_sha256": file_digest(data.qa),
+        "media_root": str(data.media_root.resolve()) if data.media_root else None,
+        "split": data.split,
+        "perturb": perturbation,
+        "seed": seed if perturbation else None,
+        "inputs": _saved_inputs(model),
+    }
     folder = RunFolder(out, KEY_FIELDS)
     keys = [(item.id, name) for item in items]
     with ExitStack() as stack:
@@ -90,8 +114,11 @@ def evaluate_run(model: Path, data: QAData, out: Path, perturbation: str | None 
             folder.repair()
         accelerator.wait_for_everyone()
         done = folder.done()
-        mine = [items[k] for k in range(accelerator.process_index, len(items), accelerator.num_processes)
-                if keys[k] not in done]
+        mine = [
+            items[k]
+            for k in range(accelerator.process_index, len(items), accelerator.num_processes)
+            if keys[k] not in done
+        ]
         if accelerator.is_main_process:
             folder.claim(identity)
         accelerator.wait_for_everyone()
@@ -99,7 +126,7 @@ def evaluate_run(model: Path, data: QAData, out: Path, perturbation: str | None 
             features = scorer.features(mine, data.media_root, cache)
             with JsonlAppender(folder.own_log(accelerator.process_index, accelerator.num_processes)) as log:
                 for start in range(0, len(mine), batch_size):
-                    chunk = mine[start:start + batch_size]
+                    chunk = mine[start : start + batch_size]
                     for item, scores in zip(chunk, scorer.score(chunk, features, batch_size)):
                         log.append(_row(item, name, scores, features.masked(item)))
                     log.sync()
@@ -108,8 +135,13 @@ def evaluate_run(model: Path, data: QAData, out: Path, perturbation: str | None 
         if not accelerator.is_main_process:
             return {}
         rows = folder.merge(keys)
-        metrics = {**metrics_from_rows(rows), "inputs": scorer.config.inputs, "split": data.split,
-                   "perturb": perturbation, "processes": accelerator.num_processes}
+        metrics = {
+            **metrics_from_rows(rows),
+            "inputs": scorer.config.inputs,
+            "split": data.split,
+            "perturb": perturbation,
+            "processes": accelerator.num_processes,
+        }
         folder.write_runtime({"processes": accelerator.num_processes, "predicted": counts})
         folder.write_metrics(metrics)
         return metrics

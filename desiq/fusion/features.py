@@ -54,8 +54,13 @@ class MediaFeatures:
         return {m: next(iter(a.values())).shape[1] for m, a in self.arrays.items() if a}
 
 
-def extract(items: Sequence[MCQAItem], root: Path | None, encoders: dict[str, CachedEncoder],
-            pool: int | Callable[[str, np.ndarray], np.ndarray], batch_size: int = 16) -> MediaFeatures:
+def extract(
+    items: Sequence[MCQAItem],
+    root: Path | None,
+    encoders: dict[str, CachedEncoder],
+    pool: int | Callable[[str, np.ndarray], np.ndarray],
+    batch_size: int = 16,
+) -> MediaFeatures:
     """Encode every video's media once (cache first); without ``root`` every modality is missing.
 
     ``pool``: at most this many positions per medium (``pool_tokens``), or a function of (modality,

@@ -26,8 +26,9 @@ class FusionModel(nn.Module):
         width = encoder.config.d_model
         self.encoder = encoder
         self.feature_dims = dict(feature_dims)
-        self.project = nn.ModuleDict({m: nn.Sequential(nn.LayerNorm(d), nn.Linear(d, width))
-                                      for m, d in feature_dims.items()})
+        self.project = nn.ModuleDict(
+            {m: nn.Sequential(nn.LayerNorm(d), nn.Linear(d, width)) for m, d in feature_dims.items()}
+        )
         self.modality = nn.Embedding(len(MEDIA), width)
         self.head = nn.Linear(width, 1)
 
@@ -35,13 +36,15 @@ class FusionModel(nn.Module):
         """Everything outside the T5 encoder (saved beside the backbone)."""
         return {k: v for k, v in self.state_dict().items() if not k.startswith("encoder.")}
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-                media: dict[str, tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, media: dict[str, tuple[torch.Tensor, torch.Tensor]]
+    ) -> torch.Tensor:
         """One score per sequence (option)."""
         return self.head(self.embed(input_ids, attention_mask, media)).squeeze(-1)
 
-    def embed(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
-              media: dict[str, tuple[torch.Tensor, torch.Tensor]]) -> torch.Tensor:
+    def embed(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, media: dict[str, tuple[torch.Tensor, torch.Tensor]]
+    ) -> torch.Tensor:
         """Masked mean of the encoder's output over text and media positions.
 
         Each row's real positions are packed to the front (text, then each modality), so padding
@@ -67,8 +70,14 @@ def option_text(question: str, option: str, use_question: bool) -> str:
     return f"question: {question} answer: {option}" if use_question else f"answer: {option}"
 
 
-def collate(items: Sequence[MCQAItem], features: MediaFeatures, dims: dict[str, int], tokenizer,
-            use_question: bool, max_text_len: int) -> dict:
+def collate(
+    items: Sequence[MCQAItem],
+    features: MediaFeatures,
+    dims: dict[str, int],
+    tokenizer,
+    use_question: bool,
+    max_text_len: int,
+) -> dict:
     """Tensors for every option of every item (items x options flattened, item by item): ``inputs`` (the
     model's keyword arguments) and ``counts`` (options per item)."""
     texts = [option_text(item.question, option, use_question) for item in items for option in item.options]
@@ -83,6 +92,6 @@ def collate(items: Sequence[MCQAItem], features: MediaFeatures, dims: dict[str, 
         mask = np.zeros((len(items), length), np.int64)
         for k, array in enumerate(arrays):
             if array is not None:
-                values[k, :len(array)], mask[k, :len(array)] = array, 1
+                values[k, : len(array)], mask[k, : len(array)] = array, 1
         inputs["media"][modality] = (torch.from_numpy(values)[index], torch.from_numpy(mask)[index])
     return {"inputs": inputs, "counts": repeat}

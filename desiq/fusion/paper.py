@@ -27,8 +27,14 @@ class PaperFusionModel(nn.Module):
     width of each medium's features (the transcript's is the text encoder's).
     """
 
-    def __init__(self, encoder: nn.Module, text_encoder: nn.Module, feature_dims: dict[str, int],
-                 question: bool = True, hidden: int = HEAD_HIDDEN):
+    def __init__(
+        self,
+        encoder: nn.Module,
+        text_encoder: nn.Module,
+        feature_dims: dict[str, int],
+        question: bool = True,
+        hidden: int = HEAD_HIDDEN,
+    ):
         super().__init__()
         width, text_width = encoder.config.d_model, text_encoder.config.hidden_size
         self.encoder = encoder
@@ -56,13 +62,21 @@ class PaperFusionModel(nn.Module):
         with torch.no_grad():
             return self.text_encoder(input_ids=ids).last_hidden_state
 
-    def forward(self, answer_ids: torch.Tensor, media: dict[str, tuple[torch.Tensor, torch.Tensor]],
-                question_ids: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self,
+        answer_ids: torch.Tensor,
+        media: dict[str, tuple[torch.Tensor, torch.Tensor]],
+        question_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """One logit per sequence (option)."""
         return self.head(self.embed(answer_ids, media, question_ids)).squeeze(-1)
 
-    def embed(self, answer_ids: torch.Tensor, media: dict[str, tuple[torch.Tensor, torch.Tensor]],
-              question_ids: torch.Tensor | None = None) -> torch.Tensor:
+    def embed(
+        self,
+        answer_ids: torch.Tensor,
+        media: dict[str, tuple[torch.Tensor, torch.Tensor]],
+        question_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """The encoder states at the end of each segment, concatenated (options x segments * width).
 
         Within a row every position is attended to, padding tokens included, as in the official model;
@@ -91,16 +105,24 @@ class PaperFusionModel(nn.Module):
         return torch.gather(hidden, 1, ends.unsqueeze(-1).expand(-1, -1, width)).flatten(1)
 
 
-def collate(items: Sequence[MCQAItem], features: MediaFeatures, dims: dict[str, int], tokenizer,
-            use_question: bool, text_len: int = TEXT_LEN) -> dict:
+def collate(
+    items: Sequence[MCQAItem],
+    features: MediaFeatures,
+    dims: dict[str, int],
+    tokenizer,
+    use_question: bool,
+    text_len: int = TEXT_LEN,
+) -> dict:
     """Tensors for every option of every item (items x options flattened, item by item).
 
     Question and options are token ids padded to ``text_len`` (the official ``padding='max_length'``);
     a medium missing for a video is one zero vector (counted by ``MediaFeatures.masked``).
     """
+
     def ids(texts: list[str]) -> torch.Tensor:
-        return tokenizer(texts, max_length=text_len, padding="max_length", truncation=True,
-                         return_tensors="pt")["input_ids"]
+        return tokenizer(texts, max_length=text_len, padding="max_length", truncation=True, return_tensors="pt")[
+            "input_ids"
+        ]
 
     repeat = [len(item.options) for item in items]
     index = torch.repeat_interleave(torch.arange(len(items)), torch.tensor(repeat))
@@ -114,6 +136,6 @@ def collate(items: Sequence[MCQAItem], features: MediaFeatures, dims: dict[str, 
         values = np.zeros((len(items), length, width), np.float32)
         mask = np.zeros((len(items), length), np.int64)
         for k, array in enumerate(arrays):
-            values[k, :len(array)], mask[k, :len(array)] = array, 1
+            values[k, : len(array)], mask[k, : len(array)] = array, 1
         inputs["media"][modality] = (torch.from_numpy(values)[index], torch.from_numpy(mask)[index])
     return {"inputs": inputs, "counts": repeat}

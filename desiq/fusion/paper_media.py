@@ -39,8 +39,14 @@ class TokenTranscriptEncoder(Encoder):
 
     modality = "transcript"
 
-    def __init__(self, model: str, max_length: int = TRANSCRIPT_TOKENS, window: int = TRANSCRIPT_WINDOW,
-                 batch_size: int = 8, device: str = "cpu"):
+    def __init__(
+        self,
+        model: str,
+        max_length: int = TRANSCRIPT_TOKENS,
+        window: int = TRANSCRIPT_WINDOW,
+        batch_size: int = 8,
+        device: str = "cpu",
+    ):
         super().__init__(model, **{KIND: "text-tokens"}, max_length=max_length, window=window)
         self.batch_size, self.device = batch_size, device
 
@@ -59,8 +65,13 @@ class TokenTranscriptEncoder(Encoder):
         model, tokenizer = self._model
         out = []
         for start in range(0, len(inputs), self.batch_size):
-            ids = tokenizer(inputs[start:start + self.batch_size], max_length=self.settings["max_length"],
-                            padding="max_length", truncation=True, return_tensors="pt")["input_ids"]
+            ids = tokenizer(
+                inputs[start : start + self.batch_size],
+                max_length=self.settings["max_length"],
+                padding="max_length",
+                truncation=True,
+                return_tensors="pt",
+            )["input_ids"]
             hidden = model(input_ids=ids.to(self.device)).last_hidden_state.float().cpu().numpy()
             out += [window_mean(h, self.settings["window"]) for h in hidden]
         return out
@@ -71,8 +82,14 @@ class ViTFrameEncoder(Encoder):
 
     modality = "video"
 
-    def __init__(self, model: str, fps: float = FRAMES_PER_SECOND, max_frames: int = IMAGE_NUM,
-                 batch_size: int = 16, device: str = "cpu"):
+    def __init__(
+        self,
+        model: str,
+        fps: float = FRAMES_PER_SECOND,
+        max_frames: int = IMAGE_NUM,
+        batch_size: int = 16,
+        device: str = "cpu",
+    ):
         super().__init__(model, **{KIND: "vit-tokens"}, fps=fps, max_frames=max_frames)
         self.batch_size, self.device = batch_size, device
 
@@ -92,7 +109,7 @@ class ViTFrameEncoder(Encoder):
         frames = [frame for video in inputs for frame in video]
         rows = []
         for start in range(0, len(frames), self.batch_size):
-            pixels = processor(images=frames[start:start + self.batch_size], return_tensors="pt")["pixel_values"]
+            pixels = processor(images=frames[start : start + self.batch_size], return_tensors="pt")["pixel_values"]
             rows.append(model(pixel_values=pixels.to(self.device)).last_hidden_state.mean(dim=1).float().cpu().numpy())
         flat = np.concatenate(rows) if rows else np.zeros((0, 0), np.float32)
         return np.split(flat, np.cumsum([len(video) for video in inputs])[:-1])
@@ -110,12 +127,15 @@ def build(spec: EncoderSpec) -> Encoder:
     return ENCODERS[kind](spec.model, **settings)
 
 
-def paper_encoders(text_model: str, video_model: str, max_frames: int = IMAGE_NUM,
-                   audio_model: str = "facebook/wav2vec2-base-960h") -> dict[str, EncoderSpec]:
+def paper_encoders(
+    text_model: str, video_model: str, max_frames: int = IMAGE_NUM, audio_model: str = "facebook/wav2vec2-base-960h"
+) -> dict[str, EncoderSpec]:
     """Encoder specs of the paper architecture, per medium."""
-    return {"transcript": TokenTranscriptEncoder(text_model).spec,
-            "video": ViTFrameEncoder(video_model, max_frames=max_frames).spec,
-            "audio": AudioEncoder(audio_model).spec}
+    return {
+        "transcript": TokenTranscriptEncoder(text_model).spec,
+        "video": ViTFrameEncoder(video_model, max_frames=max_frames).spec,
+        "audio": AudioEncoder(audio_model).spec,
+    }
 
 
 def paper_pool(modality: str, array: np.ndarray) -> np.ndarray:

@@ -32,11 +32,24 @@ class FusionProbe:
     the architecture's default media encoders unless ``encoders`` are given.
     """
 
-    def __init__(self, backbone: str, media_root: Path | str | None = None, epochs: int = 10, lr: float = 1e-4,
-                 batch_size: int = 8, patience: int = 3, dev_fraction: float = 0.2,
-                 encoders: dict[str, EncoderSpec] | None = None, cache_dir: Path | str | None = None,
-                 progress: bool = False, name: str = "fusion", media: bool = True, architecture: str = "ours",
-                 text_encoder: str | None = None, audio_encoder: str = AUDIO_ENCODER):
+    def __init__(
+        self,
+        backbone: str,
+        media_root: Path | str | None = None,
+        epochs: int = 10,
+        lr: float = 1e-4,
+        batch_size: int = 8,
+        patience: int = 3,
+        dev_fraction: float = 0.2,
+        encoders: dict[str, EncoderSpec] | None = None,
+        cache_dir: Path | str | None = None,
+        progress: bool = False,
+        name: str = "fusion",
+        media: bool = True,
+        architecture: str = "ours",
+        text_encoder: str | None = None,
+        audio_encoder: str = AUDIO_ENCODER,
+    ):
         self.architecture = Architecture(architecture)
         self.text_encoder, self.audio_encoder = text_encoder, audio_encoder
         self.backbone, self.media_root = backbone, Path(media_root) if media_root else None
@@ -53,14 +66,27 @@ class FusionProbe:
         if not self.media:
             setting.text_only(f"probe {self.name!r}")
         elif setting.media and self.media_root is None:
-            raise ValueError(f"inputs {setting.name} need media: pass --data with a Social-IQ folder "
-                             "(or --media-root with --train/--eval)")
+            raise ValueError(
+                f"inputs {setting.name} need media: pass --data with a Social-IQ folder "
+                "(or --media-root with --train/--eval)"
+            )
         train, dev = hold_out_videos(items, self.dev_fraction, seed)
-        config = FusionConfig(self.backbone, inputs, "A4", self._encoders() if setting.media else {}, lr=self.lr,
-                              epochs=self.epochs, batch_size=self.batch_size, patience=self.patience, seed=seed,
-                              architecture=self.architecture.value, text_encoder=self.text_encoder)
-        self.scorer, _, self._features = train_fusion(train, dev, self.media_root, config, self.cache,
-                                                      progress=self.progress)
+        config = FusionConfig(
+            self.backbone,
+            inputs,
+            "A4",
+            self._encoders() if setting.media else {},
+            lr=self.lr,
+            epochs=self.epochs,
+            batch_size=self.batch_size,
+            patience=self.patience,
+            seed=seed,
+            architecture=self.architecture.value,
+            text_encoder=self.text_encoder,
+        )
+        self.scorer, _, self._features = train_fusion(
+            train, dev, self.media_root, config, self.cache, progress=self.progress
+        )
         self._videos = {item.video for item in items}
 
     def _encoders(self) -> dict[str, EncoderSpec]:
@@ -68,8 +94,9 @@ class FusionProbe:
             return self.encoders
         if self.architecture is Architecture.paper:
             defaults = DEFAULTS[Architecture.paper]
-            return paper_encoders(self.text_encoder or TEXT_ENCODER, defaults.video_encoder, defaults.num_frames,
-                                  self.audio_encoder)
+            return paper_encoders(
+                self.text_encoder or TEXT_ENCODER, defaults.video_encoder, defaults.num_frames, self.audio_encoder
+            )
         return default_encoders(audio_model=self.audio_encoder)
 
     def _media(self, items: Sequence[MCQAItem]) -> MediaFeatures:

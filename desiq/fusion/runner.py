@@ -49,8 +49,9 @@ class FusionScorer:
         cache = cache or FeatureCache()
         return {m: CachedEncoder(paper_media.build(self.config.encoders[m]), cache) for m in self.setting.media}
 
-    def features(self, items: Sequence[MCQAItem], root: Path | None,
-                 cache: FeatureCache | None = None) -> MediaFeatures:
+    def features(
+        self, items: Sequence[MCQAItem], root: Path | None, cache: FeatureCache | None = None
+    ) -> MediaFeatures:
         paper = self.config.architecture == Architecture.paper.value
         return extract(items, root, self.encoders(cache), paper_media.paper_pool if paper else self.config.max_tokens)
 
@@ -65,20 +66,23 @@ class FusionScorer:
         self.model.eval()
         device = next(self.model.parameters()).device
         size = batch_size or self.config.batch_size
-        rows = [self.model.embed(**self.batch(items[k:k + size], features, device)["inputs"]).float().cpu().numpy()
-                for k in range(0, len(items), size)]
+        rows = [
+            self.model.embed(**self.batch(items[k : k + size], features, device)["inputs"]).float().cpu().numpy()
+            for k in range(0, len(items), size)
+        ]
         return np.concatenate(rows)
 
     @torch.inference_mode()
-    def score(self, items: Sequence[MCQAItem], features: MediaFeatures,
-              batch_size: int | None = None) -> list[np.ndarray]:
+    def score(
+        self, items: Sequence[MCQAItem], features: MediaFeatures, batch_size: int | None = None
+    ) -> list[np.ndarray]:
         """One score per option of each item (higher: more likely correct; for ``paper``, the head's logit)."""
         self.model.eval()
         device = next(self.model.parameters()).device
         out: list[np.ndarray] = []
         size = batch_size or self.config.batch_size
         for start in range(0, len(items), size):
-            b = self.batch(items[start:start + size], features, device)
+            b = self.batch(items[start : start + size], features, device)
             flat = self.model(**b["inputs"]).float().cpu().numpy()
             out.extend(np.split(flat.astype(np.float64), np.cumsum(b["counts"])[:-1]))
         return out
@@ -97,8 +101,9 @@ class FusionScorer:
         with building_folder(folder) as build:
             self.model.encoder.save_pretrained(build / BACKBONE_DIR)
             self.tokenizer.save_pretrained(build / BACKBONE_DIR)
-            save_file({k: v.detach().cpu().contiguous() for k, v in self.model.trained_parts().items()},
-                      build / HEAD_FILE)
+            save_file(
+                {k: v.detach().cpu().contiguous() for k, v in self.model.trained_parts().items()}, build / HEAD_FILE
+            )
             write_json(build / CONFIG_FILE, {**self.config.to_json(), "feature_dims": self.model.feature_dims})
             for name, obj in (extra or {}).items():
                 write_json(build / name, obj)
@@ -110,8 +115,9 @@ class FusionScorer:
         """Reload a saved model with every trained part (backbone, projections, head)."""
         folder = Path(folder)
         if not (folder / CONFIG_FILE).is_file():
-            raise InputError(folder, f"no fusion model here ({CONFIG_FILE} missing); pass a folder written by "
-                                     "desiq train")
+            raise InputError(
+                folder, f"no fusion model here ({CONFIG_FILE} missing); pass a folder written by desiq train"
+            )
         obj = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
         dims = obj.pop("feature_dims")
         config = FusionConfig.from_json(obj)
@@ -140,8 +146,10 @@ def check_model_folder(folder: str | Path) -> None:
     other files, which the save would replace); an OSError if a file cannot be made beside it."""
     folder = Path(folder)
     if folder.is_dir() and any(folder.iterdir()) and not (folder / CONFIG_FILE).is_file():
-        raise UsageError(f"{folder} is not empty and holds no fusion model ({CONFIG_FILE}); pass a new or empty "
-                         "folder, or one written by desiq train")
+        raise UsageError(
+            f"{folder} is not empty and holds no fusion model ({CONFIG_FILE}); pass a new or empty "
+            "folder, or one written by desiq train"
+        )
     check_writable(folder.parent)
 
 
@@ -163,9 +171,15 @@ def fusion_accelerator():
     return make_accelerator(kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])
 
 
-def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path | None, config: FusionConfig,
-                 cache: FeatureCache | None = None, accelerator=None, progress: bool = False
-                 ) -> tuple[FusionScorer, dict, MediaFeatures]:
+def train_fusion(
+    train: Sequence[MCQAItem],
+    dev: Sequence[MCQAItem],
+    root: Path | None,
+    config: FusionConfig,
+    cache: FeatureCache | None = None,
+    accelerator=None,
+    progress: bool = False,
+) -> tuple[FusionScorer, dict, MediaFeatures]:
     """Train with AdamW and early stopping on dev (A4 or A2 accuracy); returns the best model.
 
     Cross-entropy over each item's option logits (the paper architecture's head ends in a sigmoid in the
@@ -197,9 +211,9 @@ def train_fusion(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], root: Path 
     for epoch in _epochs(config.epochs, progress and accelerator.is_main_process):
         model.train()
         order = rng.permutation(len(examples))
-        batches = [order[k:k + config.batch_size] for k in range(0, len(order), config.batch_size)]
+        batches = [order[k : k + config.batch_size] for k in range(0, len(order), config.batch_size)]
         batches = batches[: len(batches) - len(batches) % accelerator.num_processes] or batches
-        for idx in batches[accelerator.process_index::accelerator.num_processes]:
+        for idx in batches[accelerator.process_index :: accelerator.num_processes]:
             chunk = [examples[i] for i in idx]
             b = scorer.batch(chunk, features, accelerator.device)
             scores = model(**b["inputs"])

@@ -54,8 +54,9 @@ def lenient_choice(reply: str, labels: Sequence[str], answers: Sequence[str], op
     if found is not None:
         return found
     alternatives = "|".join(re.escape(label) for label in labels)
-    opening = re.match(rf"^\W*(?:answer\s*(?:is)?\s*:?\s*)?\(?({alternatives})\)?(?:[.):,\"]|\s*$)", reply.strip(),
-                       flags=re.IGNORECASE)
+    opening = re.match(
+        rf"^\W*(?:answer\s*(?:is)?\s*:?\s*)?\(?({alternatives})\)?(?:[.):,\"]|\s*$)", reply.strip(), flags=re.IGNORECASE
+    )
     if opening:
         return _label_index(opening.group(1), labels)
     text = _norm(reply)
@@ -78,8 +79,12 @@ def reply_digits(reply: str) -> list[int]:
 
 def parsed_row(reply: str, labels: Sequence[str], answers: Sequence[str], options: Sequence[str]) -> dict:
     """What a prediction row records of a written reply: both parses and the digits."""
-    return {"raw": reply, "chosen": lenient_choice(reply, labels, answers, options),
-            "strict": strict_choice(reply, labels, answers), "digits": reply_digits(reply)}
+    return {
+        "raw": reply,
+        "chosen": lenient_choice(reply, labels, answers, options),
+        "strict": strict_choice(reply, labels, answers),
+        "digits": reply_digits(reply),
+    }
 
 
 def row_correct(row: dict, answer: str, rule: str) -> bool:

@@ -63,8 +63,10 @@ def parse_conditions(text: str | None, labelled: bool) -> tuple[str, ...]:
         raise ValueError(f"--conditions {text!r}: choose from {', '.join(CONDITIONS)} (comma-separated)")
     chosen = {lookup[n.lower()] for n in names}
     if not labelled and chosen - set(UNLABELLED_CONDITIONS):
-        raise ValueError(f"conditions {', '.join(sorted(chosen - set(UNLABELLED_CONDITIONS)))} need answer keys; "
-                         f"unlabelled questions (the test split) take only {', '.join(UNLABELLED_CONDITIONS)}")
+        raise ValueError(
+            f"conditions {', '.join(sorted(chosen - set(UNLABELLED_CONDITIONS)))} need answer keys; "
+            f"unlabelled questions (the test split) take only {', '.join(UNLABELLED_CONDITIONS)}"
+        )
     return tuple(c for c in CONDITIONS if c in chosen)
 
 
@@ -95,8 +97,7 @@ def condition_items(items: Sequence[MCQAItem], condition: str, config: str, seed
     return perturb(base, condition, seed=seed).items
 
 
-def ask(items: Sequence[MCQAItem], conditions: Sequence[str], seed: int = 0,
-        limit: int | None = None) -> list[Asked]:
+def ask(items: Sequence[MCQAItem], conditions: Sequence[str], seed: int = 0, limit: int | None = None) -> list[Asked]:
     """Every question to ask, in the canonical order: condition, configuration, question, rotation.
 
     Unlabelled items are asked as A4 only (A2 pairs need the answer key)."""

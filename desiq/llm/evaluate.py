@@ -74,9 +74,14 @@ def model_media(model: str, media: MediaSettings) -> tuple[frozenset[str], dict[
 
     recipe = describe(arg, media.video_as)
     fixed = recipe.num_frames
-    how = {"video_input": recipe.video, "num_frames": fixed or (None if media.fps else media.num_frames),
-           "fps": None if fixed else media.fps, "video_metadata": recipe.metadata, "audio_input": recipe.audio,
-           "video_kwargs": recipe.video_kwargs}
+    how = {
+        "video_input": recipe.video,
+        "num_frames": fixed or (None if media.fps else media.num_frames),
+        "fps": None if fixed else media.fps,
+        "video_metadata": recipe.metadata,
+        "audio_input": recipe.audio,
+        "video_kwargs": recipe.video_kwargs,
+    }
     return recipe.modalities, how, fixed
 
 
@@ -110,38 +115,67 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
     conditions = parse_conditions(options.conditions, labelled)
     prompt = get_prompt(options.prompt, options.prompts_file)
     if options.parse == "challenge" and not all(label.isdigit() for label in prompt.labels):
-        raise UsageError(f"--parse challenge reads option indices; prompt {prompt.name} labels options "
-                         f"{', '.join(prompt.labels)} (use --prompt siq2-challenge-v1)")
+        raise UsageError(
+            f"--parse challenge reads option indices; prompt {prompt.name} labels options "
+            f"{', '.join(prompt.labels)} (use --prompt siq2-challenge-v1)"
+        )
     if options.answer == "generate" and model.partition(":")[0] == "random":
         raise UsageError("the random backend only scores options: use --answer loglik")
     reads, how, _ = model_media(model, options.media)
     builder = RequestBuilder(prompt, setting, source.media_root, reads)
     asked = ask(items, conditions, options.seed, options.limit)
-    identity = {"command": "desiq eval", "model": model, "adapter": options.adapter,
-                "data": str(source.qa.resolve()), "data_sha256": file_sha256(source.qa),
-                "media_root": str(source.media_root.resolve()) if source.media_root else None, "split": source.split,
-                "inputs": setting.name, "media": {**builder.plan, **how}, "answer": options.answer,
-                "conditions": list(conditions), "seed": options.seed, "prompt": prompt.version,
-                "max_new_tokens": options.max_new_tokens if options.answer == "generate" else None,
-                "dtype": options.dtype, "limit": options.limit}
+    identity = {
+        "command": "desiq eval",
+        "model": model,
+        "adapter": options.adapter,
+        "data": str(source.qa.resolve()),
+        "data_sha256": file_sha256(source.qa),
+        "media_root": str(source.media_root.resolve()) if source.media_root else None,
+        "split": source.split,
+        "inputs": setting.name,
+        "media": {**builder.plan, **how},
+        "answer": options.answer,
+        "conditions": list(conditions),
+        "seed": options.seed,
+        "prompt": prompt.version,
+        "max_new_tokens": options.max_new_tokens if options.answer == "generate" else None,
+        "dtype": options.dtype,
+        "limit": options.limit,
+    }
 
     def make_answerer() -> Answerer:
         from mmsoc.models.base import GenerationSettings
         from mmsoc.models.registry import make_model
 
-        backend = make_model(model, ModelOptions(dtype=options.dtype, device=options.device, adapter=options.adapter,
-                                                 api_base=options.api_base, media=options.media))
-        return Answerer(backend, builder, options.answer,
-                        GenerationSettings(greedy=True, max_new_tokens=options.max_new_tokens))
+        backend = make_model(
+            model,
+            ModelOptions(
+                dtype=options.dtype,
+                device=options.device,
+                adapter=options.adapter,
+                api_base=options.api_base,
+                media=options.media,
+            ),
+        )
+        return Answerer(
+            backend, builder, options.answer, GenerationSettings(greedy=True, max_new_tokens=options.max_new_tokens)
+        )
 
     rows = run_asked(asked, identity, out, make_answerer, options.batch_size, options.progress)
     if rows is not None:
         write_conditions(asked, out / "conditions")
     if rows is None:
         return None
-    header = {"model": model, "adapter": options.adapter, "inputs": setting.name, "split": source.split,
-              "prompt": prompt.version, "media": identity["media"], "conditions": list(conditions),
-              "seed": options.seed}
+    header = {
+        "model": model,
+        "adapter": options.adapter,
+        "inputs": setting.name,
+        "split": source.split,
+        "prompt": prompt.version,
+        "media": identity["media"],
+        "conditions": list(conditions),
+        "seed": options.seed,
+    }
     metrics = run_metrics(rows, conditions, options.answer, options.parse, options.seed, header)
     from desiq.llm.table import run_markdown
 

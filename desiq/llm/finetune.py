@@ -56,8 +56,9 @@ def _decodable(built: Built, builder: RequestBuilder, asked: Asked, store: Any) 
     return builder.build(asked, bad) if bad else built
 
 
-def training_items(items: list[MCQAItem], builder: RequestBuilder, store: Any,
-                   explanations: dict | None) -> tuple[list, list[dict[str, str]], int]:
+def training_items(
+    items: list[MCQAItem], builder: RequestBuilder, store: Any, explanations: dict | None
+) -> tuple[list, list[dict[str, str]], int]:
     """(training pairs, problems, questions trained without some of their media)."""
     from mmsoc.runners.finetune.data import TrainItem
     from mmsoc.runners.finetune.explanations import find_explanation
@@ -77,8 +78,9 @@ def training_items(items: list[MCQAItem], builder: RequestBuilder, store: Any,
     return pairs, problems, masked
 
 
-def finetune(model: str, data: Path, out: Path, options: FinetuneOptions, lora: tuple, train: dict,
-             resume: bool = False) -> Any:
+def finetune(
+    model: str, data: Path, out: Path, options: FinetuneOptions, lora: tuple, train: dict, resume: bool = False
+) -> Any:
     """Train the adapter into ``out``; the main process returns the TrainResult (others None)."""
     from mmsoc.core.distributed import process_state
     from mmsoc.core.io import write_jsonl
@@ -110,11 +112,21 @@ def finetune(model: str, data: Path, out: Path, options: FinetuneOptions, lora: 
     rank, alpha, dropout, targets = lora
     lora_settings = LoraSettings(rank, alpha, dropout, tuple(m.strip() for m in targets.split(",") if m.strip()))
     settings = TrainSettings(**train)
-    meta = {"command": "desiq finetune", "data": str(source.qa.resolve()), "data_sha256": file_sha256(source.qa),
-            "media_root": str(source.media_root.resolve()) if source.media_root else None, "split": source.split,
-            "inputs": setting.name, "media": {**builder.plan, **how}, "prompt": prompt.version,
-            "limit": options.limit, "explanations": str(options.explanations) if options.explanations else None,
-            "explained": sum(p.explained for p in pairs), "skipped": len(problems), "without_media": masked}
+    meta = {
+        "command": "desiq finetune",
+        "data": str(source.qa.resolve()),
+        "data_sha256": file_sha256(source.qa),
+        "media_root": str(source.media_root.resolve()) if source.media_root else None,
+        "split": source.split,
+        "inputs": setting.name,
+        "media": {**builder.plan, **how},
+        "prompt": prompt.version,
+        "limit": options.limit,
+        "explanations": str(options.explanations) if options.explanations else None,
+        "explained": sum(p.explained for p in pairs),
+        "skipped": len(problems),
+        "without_media": masked,
+    }
     check_out_dir(out, resume, run_identity(lora_settings, settings, pairs, meta))  # before loading the model
     dtype = "bfloat16" if resolve_precision(settings.precision) == "bf16" else "float32"
     base, processor, family = load_hf_model(model, dtype)
@@ -123,8 +135,19 @@ def finetune(model: str, data: Path, out: Path, options: FinetuneOptions, lora: 
     def encode(request: Any) -> Any:
         return processor_inputs(processor, family, recipe, store, [request], "right")
 
-    result = train_lora(base, processor, family, pairs, out, lora_settings, settings, resume=resume, meta=meta,
-                        progress=options.progress, encode=encode)
+    result = train_lora(
+        base,
+        processor,
+        family,
+        pairs,
+        out,
+        lora_settings,
+        settings,
+        resume=resume,
+        meta=meta,
+        progress=options.progress,
+        encode=encode,
+    )
     if not process_state().is_main_process:
         return None
     if problems:

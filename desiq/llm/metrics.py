@@ -43,8 +43,9 @@ def _entry(questions: list[tuple[str, list[dict]]], correct: list[bool], chance:
     return {"accuracy": accuracy, "chance": chance, "n": n, "ci95": [low, high] if n else None}
 
 
-def condition_result(rows: Sequence[dict], condition: str, config: str, answer: str, parse: str,
-                     seed: int) -> dict[str, Any] | None:
+def condition_result(
+    rows: Sequence[dict], condition: str, config: str, answer: str, parse: str, seed: int
+) -> dict[str, Any] | None:
     questions = _questions(rows, condition, config)
     if not questions:
         return None
@@ -75,13 +76,21 @@ def positions(rows: Sequence[dict], labelled: bool) -> dict[str, Any]:
     return {"chosen": chosen, "gold": gold if labelled else None}
 
 
-def run_metrics(rows: Sequence[dict], conditions: Sequence[str], answer: str, parse: str, seed: int,
-                header: dict[str, Any]) -> dict[str, Any]:
+def run_metrics(
+    rows: Sequence[dict], conditions: Sequence[str], answer: str, parse: str, seed: int, header: dict[str, Any]
+) -> dict[str, Any]:
     """metrics.json: ``header`` (model, inputs, answer, ...) then results, position and missing media."""
     labelled = all(row["gold"] is not None for row in rows)
-    results = [entry for condition in conditions for config in CONFIGS
-               if (entry := condition_result(rows, condition, config, answer, parse, seed)) is not None] \
-        if labelled else []
+    results = (
+        [
+            entry
+            for condition in conditions
+            for config in CONFIGS
+            if (entry := condition_result(rows, condition, config, answer, parse, seed)) is not None
+        ]
+        if labelled
+        else []
+    )
     a4 = [r for r in rows if r["config"] == "A4"]
     by_condition = {c: positions([r for r in a4 if r["condition"] == c], labelled) for c in conditions}
     first = ORIGINAL if ORIGINAL in conditions else conditions[0]
@@ -89,10 +98,18 @@ def run_metrics(rows: Sequence[dict], conditions: Sequence[str], answer: str, pa
     for row in rows:
         for modality in row["missing"]:
             missing[modality] += 1
-    out = {**header, "answer": answer, "parse": parse if answer == "generate" else None, "labelled": labelled,
-           "results": results, "position": by_condition.get(first, positions([], labelled)),
-           "position_condition": first, "position_by_condition": by_condition, "missing": dict(sorted(missing.items())),
-           "rows": len(rows)}
+    out = {
+        **header,
+        "answer": answer,
+        "parse": parse if answer == "generate" else None,
+        "labelled": labelled,
+        "results": results,
+        "position": by_condition.get(first, positions([], labelled)),
+        "position_condition": first,
+        "position_by_condition": by_condition,
+        "missing": dict(sorted(missing.items())),
+        "rows": len(rows),
+    }
     if not labelled:
         out["note"] = "unlabelled questions (no answer key): predictions and submission.jsonl only, no accuracy"
     return out

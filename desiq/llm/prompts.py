@@ -69,14 +69,31 @@ class PromptSpec:
         return out
 
 
-BUILTIN: dict[str, PromptSpec] = {p.name: replace(p, version=p.name) for p in (
-    PromptSpec("siq2-challenge-v1", ("0", "1", "2", "3"), 'Context:"{transcript}"\n', 'Question:"{question}"\n',
-               "Answer Choices:\n", '({label})"{text}"\n',
-               "Respond with only the index of the more likely correct answer to the question:", "{label}"),
-    PromptSpec("mc-letter-v1", ("A", "B", "C", "D"), "Transcript:\n{transcript}\n\n", "Question: {question}\n",
-               "Options:\n", "{label}. {text}\n", "Answer with the letter and the text of the correct option.",
-               "{label}. {text}"),
-)}
+BUILTIN: dict[str, PromptSpec] = {
+    p.name: replace(p, version=p.name)
+    for p in (
+        PromptSpec(
+            "siq2-challenge-v1",
+            ("0", "1", "2", "3"),
+            'Context:"{transcript}"\n',
+            'Question:"{question}"\n',
+            "Answer Choices:\n",
+            '({label})"{text}"\n',
+            "Respond with only the index of the more likely correct answer to the question:",
+            "{label}",
+        ),
+        PromptSpec(
+            "mc-letter-v1",
+            ("A", "B", "C", "D"),
+            "Transcript:\n{transcript}\n\n",
+            "Question: {question}\n",
+            "Options:\n",
+            "{label}. {text}\n",
+            "Answer with the letter and the text of the correct option.",
+            "{label}. {text}",
+        ),
+    )
+}
 
 
 def load_prompts(path: str | os.PathLike | None = None) -> dict[str, PromptSpec]:
@@ -94,8 +111,9 @@ def load_prompts(path: str | os.PathLike | None = None) -> dict[str, PromptSpec]
             raise InputError(path, "expected a mapping of fields", field=str(name))
         base_name = entry.get("base", DEFAULT_PROMPT)
         if base_name not in prompts:
-            raise InputError(path, f"unknown base prompt {base_name!r} (known: {', '.join(prompts)})",
-                             field=f"{name}.base")
+            raise InputError(
+                path, f"unknown base prompt {base_name!r} (known: {', '.join(prompts)})", field=f"{name}.base"
+            )
         given = {k: v for k, v in entry.items() if k != "base"}
         for key, value in given.items():
             if key not in known:
@@ -105,8 +123,9 @@ def load_prompts(path: str | os.PathLike | None = None) -> dict[str, PromptSpec]
                     raise InputError(path, "expected at least two labels (a list of strings)", field=f"{name}.labels")
             elif not isinstance(value, str):
                 raise InputError(path, "expected a string", field=f"{name}.{key}")
-        spec = replace(prompts[base_name], name=str(name), **{k: tuple(v) if k == "labels" else v
-                                                                   for k, v in given.items()})
+        spec = replace(
+            prompts[base_name], name=str(name), **{k: tuple(v) if k == "labels" else v for k, v in given.items()}
+        )
         _check(path, spec)
         digest = hashlib.sha256(json.dumps({**spec.to_json(), "version": ""}, sort_keys=True).encode()).hexdigest()
         prompts[str(name)] = replace(spec, version=f"{name}+{digest[:8]}")
@@ -126,8 +145,12 @@ def _check(path: Path, spec: PromptSpec) -> None:
         try:
             getattr(spec, key).format(**probe)
         except (KeyError, IndexError, ValueError) as err:
-            raise InputError(path, f"bad placeholder ({err}); use {{transcript}}, {{question}}, {{label}}, "
-                                   "{text} (double braces for literal ones)", field=f"{spec.name}.{key}") from None
+            raise InputError(
+                path,
+                f"bad placeholder ({err}); use {{transcript}}, {{question}}, {{label}}, "
+                "{text} (double braces for literal ones)",
+                field=f"{spec.name}.{key}",
+            ) from None
 
 
 def _read(path: Path) -> object:

@@ -30,10 +30,19 @@ _KINDS = {"video": Video, "audio": Audio}
 
 def _row(asked: Asked, built: Built) -> dict[str, Any]:
     item = asked.item
-    return {"id": item.id, "qid": item.qid, "vid_name": item.video, "source": asked.source,
-            "condition": asked.condition, "config": asked.config, "rotation": asked.rotation,
-            "options": list(item.options), "option_kinds": list(item.option_kinds), "gold": item.answer_idx,
-            "missing": built.missing}
+    return {
+        "id": item.id,
+        "qid": item.qid,
+        "vid_name": item.video,
+        "source": asked.source,
+        "condition": asked.condition,
+        "config": asked.config,
+        "rotation": asked.rotation,
+        "options": list(item.options),
+        "option_kinds": list(item.option_kinds),
+        "gold": item.answer_idx,
+        "missing": built.missing,
+    }
 
 
 class Answerer:
@@ -53,13 +62,21 @@ class Answerer:
         try:
             if self.answer == "loglik":
                 scores = self.model.score_options(requests, [b.answers for b in built])
-                return [{**_row(a, b), "scores": list(s.loglik), "chars": list(s.chars),
-                         **dict(zip(("chosen", "chosen_norm"), loglik_choices(s.loglik, s.chars)))}
-                        for a, b, s in zip(batch, built, scores)]
+                return [
+                    {
+                        **_row(a, b),
+                        "scores": list(s.loglik),
+                        "chars": list(s.chars),
+                        **dict(zip(("chosen", "chosen_norm"), loglik_choices(s.loglik, s.chars))),
+                    }
+                    for a, b, s in zip(batch, built, scores)
+                ]
             replies = self.model.generate(requests, self.settings)
             labels = self.builder.prompt.labels
-            return [{**_row(a, b), **parsed_row(reply, labels, b.answers, a.item.options)}
-                    for a, b, reply in zip(batch, built, replies)]
+            return [
+                {**_row(a, b), **parsed_row(reply, labels, b.answers, a.item.options)}
+                for a, b, reply in zip(batch, built, replies)
+            ]
         except (OSError, ValueError, UsageError) as err:
             if len(batch) > 1:
                 return [row for a, m in zip(batch, masks or [()] * len(batch)) for row in self([a], [m])]
@@ -68,18 +85,30 @@ class Answerer:
                 bad = [m for m in carried if err.path in built[0].request.media(_KINDS[m])] or carried
                 return self([batch[0]], [[*(masks or [()])[0], *bad]])
             asked = batch[0]
-            self.problems.append({"id": asked.item.id, "condition": asked.condition, "rotation": asked.rotation,
-                                  "problem": f"{type(err).__name__}: {err}"})
+            self.problems.append(
+                {
+                    "id": asked.item.id,
+                    "condition": asked.condition,
+                    "rotation": asked.rotation,
+                    "problem": f"{type(err).__name__}: {err}",
+                }
+            )
             return []
 
 
 def _batches(items: Sequence[Asked], size: int) -> Iterator[Sequence[Asked]]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
-def run_asked(asked: Sequence[Asked], identity: dict[str, Any], out: Path, make_answerer: Callable[[], Answerer],
-              batch_size: int = 8, progress: bool = False) -> list[dict[str, Any]] | None:
+def run_asked(
+    asked: Sequence[Asked],
+    identity: dict[str, Any],
+    out: Path,
+    make_answerer: Callable[[], Answerer],
+    batch_size: int = 8,
+    progress: bool = False,
+) -> list[dict[str, Any]] | None:
     """Run (or resume) into ``out``; the main process returns the rows in canonical order (others None)."""
     from accelerate.utils import gather_object
 
@@ -97,7 +126,7 @@ def run_asked(asked: Sequence[Asked], identity: dict[str, Any], out: Path, make_
         state.wait_for_everyone()
         folder.check(identity, GROWABLE)
         done = folder.done()
-        mine = [a for a in asked[state.process_index::state.num_processes] if a.key not in done]
+        mine = [a for a in asked[state.process_index :: state.num_processes] if a.key not in done]
         answerer = make_answerer() if mine else None  # a model that fails to load leaves RUN_DIR unclaimed
         if state.is_main_process:
             folder.claim(identity, GROWABLE)

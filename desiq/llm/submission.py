@@ -18,8 +18,11 @@ from mmsoc.core.io import read_jsonl, write_jsonl
 
 def write_submission(qa: Path, rows: Sequence[dict[str, Any]], out: Path) -> dict[str, int]:
     """Write ``out``; return how many questions it holds and how many have no answer."""
-    chosen = {row["id"]: row["chosen"] for row in rows
-              if row["condition"] == ORIGINAL and row["config"] == "A4" and row["rotation"] == 0}
+    chosen = {
+        row["id"]: row["chosen"]
+        for row in rows
+        if row["condition"] == ORIGINAL and row["config"] == "A4" and row["rotation"] == 0
+    }
     lines = []
     for k, (_, obj) in enumerate(read_jsonl(qa)):
         lines.append({**obj, "answer_idx": chosen.get(position_id(obj.get("qid", ""), k))})

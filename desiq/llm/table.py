@@ -36,21 +36,34 @@ def _conditions(results: Sequence[dict]) -> list[str]:
 
 def _title(metrics: dict[str, Any]) -> str:
     adapter = f" + adapter {metrics['adapter']}" if metrics.get("adapter") else ""
-    how = ("log-likelihood of each answer (acc: summed)" if metrics["answer"] == "loglik"
-           else f"written answers parsed by the {metrics['parse']} rule")
+    how = (
+        "log-likelihood of each answer (acc: summed)"
+        if metrics["answer"] == "loglik"
+        else f"written answers parsed by the {metrics['parse']} rule"
+    )
     return f"{metrics['model']}{adapter}, inputs {metrics['inputs']}, {how}"
 
 
 def conditions_table(results: Sequence[dict], key: str = "accuracy", interval: str = "ci95") -> list[str]:
     by = _by(results)
-    lines = ["| condition | A4 | A2 | chance A4 / A2 | n A4 / A2 | A4 95% interval | A2 95% interval | A4 vs chance |",
-             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "| condition | A4 | A2 | chance A4 / A2 | n A4 / A2 | A4 95% interval | A2 95% interval | A4 vs chance |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for condition in _conditions(results):
         a4, a2 = by.get((condition, "A4"), {}), by.get((condition, "A2"), {})
         chance = " / ".join(_pct(x.get("chance")) for x in (a4, a2))
         n = " / ".join(str(x.get("n", "-")) for x in (a4, a2))
-        row = [condition, _pct(a4.get(key)), _pct(a2.get(key)), chance, n, _interval(a4.get(interval)),
-               _interval(a2.get(interval)), verdict(a4, interval) if a4 else "-"]
+        row = [
+            condition,
+            _pct(a4.get(key)),
+            _pct(a2.get(key)),
+            chance,
+            n,
+            _interval(a4.get(interval)),
+            _interval(a2.get(interval)),
+            verdict(a4, interval) if a4 else "-",
+        ]
         lines.append("| " + " | ".join(row) + " |")
     return lines
 
@@ -59,22 +72,35 @@ def run_markdown(metrics: dict[str, Any]) -> str:
     """The run's table.md."""
     lines = [f"# {_title(metrics)}", ""]
     if not metrics["labelled"]:
-        lines += [f"Unlabelled questions ({metrics.get('split') or 'no answer key'}): not scored. "
-                  "The answers are in submission.jsonl.", ""]
+        lines += [
+            f"Unlabelled questions ({metrics.get('split') or 'no answer key'}): not scored. "
+            "The answers are in submission.jsonl.",
+            "",
+        ]
     else:
-        lines += ["Accuracy in % (chance in %); intervals: 95% bootstrap over videos.", "",
-                  *conditions_table(metrics["results"]), ""]
+        lines += [
+            "Accuracy in % (chance in %); intervals: 95% bootstrap over videos.",
+            "",
+            *conditions_table(metrics["results"]),
+            "",
+        ]
         if metrics["answer"] == "loglik":
-            lines += ["## acc_norm (log-likelihood per character of the answer)", "",
-                      *conditions_table(metrics["results"], "accuracy_norm", "ci95_norm"), ""]
+            lines += [
+                "## acc_norm (log-likelihood per character of the answer)",
+                "",
+                *conditions_table(metrics["results"], "accuracy_norm", "ci95_norm"),
+                "",
+            ]
         else:
             rates = ", ".join(f"{r['condition']} {r['config']} {_pct(r['success_rate'])}" for r in metrics["results"])
             lines += [f"Success rate (replies in the requested format, %): {rates}", ""]
         lines += input_section(metrics)
     lines += position_section(metrics)
     if metrics.get("missing"):
-        lines += ["Asked without (missing media, rows): "
-                  + ", ".join(f"{k} {v}" for k, v in metrics["missing"].items()), ""]
+        lines += [
+            "Asked without (missing media, rows): " + ", ".join(f"{k} {v}" for k, v in metrics["missing"].items()),
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -84,8 +110,12 @@ def input_section(metrics: dict[str, Any]) -> list[str]:
     if ("original", "A4") not in by or ("NCAQ", "A4") not in by:
         return []
     rows = [("a (NCAQ: options only)", by[("NCAQ", "A4")]), (metrics["inputs"], by[("original", "A4")])]
-    lines = ["## Input settings (A4, original questions)", "", "| inputs | A4 | 95% interval | vs chance |",
-             "|---|---:|---:|---|"]
+    lines = [
+        "## Input settings (A4, original questions)",
+        "",
+        "| inputs | A4 | 95% interval | vs chance |",
+        "|---|---:|---:|---|",
+    ]
     lines += [f"| {name} | {_pct(r['accuracy'])} | {_interval(r['ci95'])} | {verdict(r)} |" for name, r in rows]
     return [*lines, ""]
 
@@ -93,8 +123,13 @@ def input_section(metrics: dict[str, Any]) -> list[str]:
 def position_section(metrics: dict[str, Any]) -> list[str]:
     position = metrics["position"]
     labels = [str(k) for k in range(len(position["chosen"]))]
-    lines = [f"## Position bias ({metrics['position_condition']}, A4)", "", "| | " + " | ".join(labels) + " |",
-             "|---|" + "---:|" * len(labels), "| chosen | " + " | ".join(map(str, position["chosen"])) + " |"]
+    lines = [
+        f"## Position bias ({metrics['position_condition']}, A4)",
+        "",
+        "| | " + " | ".join(labels) + " |",
+        "|---|" + "---:|" * len(labels),
+        "| chosen | " + " | ".join(map(str, position["chosen"])) + " |",
+    ]
     if position["gold"] is not None:
         lines.append("| gold | " + " | ".join(map(str, position["gold"])) + " |")
     return [*lines, ""]
@@ -116,13 +151,20 @@ def read_metrics(run_dir: str | Path) -> dict[str, Any]:
 def comparison_markdown(runs: Sequence[tuple[str, dict[str, Any]]], config: str = "A4") -> str:
     """Several runs side by side: a row per run, a column per condition (accuracy with its interval)."""
     conditions = list(dict.fromkeys(r["condition"] for _, m in runs for r in m["results"]))
-    lines = [f"# Input settings and models compared ({config}, accuracy in %, 95% interval over videos)", "",
-             "| run | model | adapter | inputs | answer | " + " | ".join(conditions) + " |",
-             "|---|---|---|---|---|" + "---:|" * len(conditions)]
+    lines = [
+        f"# Input settings and models compared ({config}, accuracy in %, 95% interval over videos)",
+        "",
+        "| run | model | adapter | inputs | answer | " + " | ".join(conditions) + " |",
+        "|---|---|---|---|---|" + "---:|" * len(conditions),
+    ]
     for name, metrics in runs:
         by = _by(metrics["results"])
-        cells = [f"{_pct(by[(c, config)]['accuracy'])} {_interval(by[(c, config)]['ci95'])}" if (c, config) in by
-                 else "-" for c in conditions]
-        lines.append(f"| {name} | {metrics['model']} | {metrics.get('adapter') or '-'} | {metrics['inputs']} | "
-                     f"{metrics['answer']} | " + " | ".join(cells) + " |")
+        cells = [
+            f"{_pct(by[(c, config)]['accuracy'])} {_interval(by[(c, config)]['ci95'])}" if (c, config) in by else "-"
+            for c in conditions
+        ]
+        lines.append(
+            f"| {name} | {metrics['model']} | {metrics.get('adapter') or '-'} | {metrics['inputs']} | "
+            f"{metrics['answer']} | " + " | ".join(cells) + " |"
+        )
     return "\n".join(lines) + "\n"

@@ -10,9 +10,16 @@ from desiq.probes import ProbeEntry, ProbeOptions
 def _build(options: ProbeOptions) -> Any:
     from desiq.fusion.probe import FusionProbe
 
-    return FusionProbe(options.backbone, options.media_root, epochs=options.epochs, lr=options.lr,
-                       progress=options.progress, architecture=options.architecture,
-                       text_encoder=options.text_encoder, audio_encoder=options.audio_encoder)
+    return FusionProbe(
+        options.backbone,
+        options.media_root,
+        epochs=options.epochs,
+        lr=options.lr,
+        progress=options.progress,
+        architecture=options.architecture,
+        text_encoder=options.text_encoder,
+        audio_encoder=options.audio_encoder,
+    )
 
 
 PROBE = ProbeEntry("fusion", "T5-fusion over question, options and media", _build, media=True)

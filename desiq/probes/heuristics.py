@@ -70,8 +70,11 @@ class Heuristic:
     configs: tuple[str, ...] = CONFIGS
 
 
-HEURISTICS = (Heuristic("longest", longest), Heuristic("question_overlap", question_overlap),
-              Heuristic("rewrite_nearest", rewrite_nearest, ("A4",)))
+HEURISTICS = (
+    Heuristic("longest", longest),
+    Heuristic("question_overlap", question_overlap),
+    Heuristic("rewrite_nearest", rewrite_nearest, ("A4",)),
+)
 
 
 @dataclass(frozen=True)
@@ -102,14 +105,19 @@ class HeuristicReport:
         head = {"probe": self.probe, "eval": self.eval, "n_eval": self.n_eval, "seed": self.seed}
         return {**head, "results": [{**asdict(r), "ci95": list(r.ci95), "verdict": r.verdict} for r in self.results]}
 
-    def get(self, heuristic: str, perturbation: str = ORIGINAL, config: str = "A4",
-            data: str = ORIGINAL) -> HeuristicRow:
-        return next(r for r in self.results
-                    if (r.heuristic, r.perturbation, r.config, r.data) == (heuristic, perturbation, config, data))
+    def get(
+        self, heuristic: str, perturbation: str = ORIGINAL, config: str = "A4", data: str = ORIGINAL
+    ) -> HeuristicRow:
+        return next(
+            r
+            for r in self.results
+            if (r.heuristic, r.perturbation, r.config, r.data) == (heuristic, perturbation, config, data)
+        )
 
 
-def score_rows(items: Sequence[MCQAItem], config: str, seed: int, perturbation: str = ORIGINAL,
-               data: str = ORIGINAL) -> list[HeuristicRow]:
+def score_rows(
+    items: Sequence[MCQAItem], config: str, seed: int, perturbation: str = ORIGINAL, data: str = ORIGINAL
+) -> list[HeuristicRow]:
     """One row per heuristic that applies to some of ``items`` (already viewed in ``config``)."""
     rows = []
     for heuristic in HEURISTICS:
@@ -120,14 +128,28 @@ def score_rows(items: Sequence[MCQAItem], config: str, seed: int, perturbation: 
             continue
         kept, scores = [x for x, _ in scored], [s for _, s in scored]
         hits = correct(scores, kept, config)
-        rows.append(HeuristicRow(heuristic.name, perturbation, config, float(hits.mean()),
-                                 float(np.mean([1 / len(x.options) for x in kept])), len(kept),
-                                 cluster_bootstrap_ci(hits, [x.video for x in kept], seed=seed), data))
+        rows.append(
+            HeuristicRow(
+                heuristic.name,
+                perturbation,
+                config,
+                float(hits.mean()),
+                float(np.mean([1 / len(x.options) for x in kept])),
+                len(kept),
+                cluster_bootstrap_ci(hits, [x.video for x in kept], seed=seed),
+                data,
+            )
+        )
     return rows
 
 
-def run_heuristics(items: Sequence[MCQAItem], seed: int = 0, name: str = "eval", perturbations: bool = True,
-                   variants: Sequence[str] = DEBIASED) -> HeuristicReport:
+def run_heuristics(
+    items: Sequence[MCQAItem],
+    seed: int = 0,
+    name: str = "eval",
+    perturbations: bool = True,
+    variants: Sequence[str] = DEBIASED,
+) -> HeuristicReport:
     """Every heuristic on the items as they are, under each option perturbation (unless ``perturbations`` is
     False), and on each DeSIQ rebuild of ``variants`` (built as ``desiq probe`` builds the eval rebuild: seed + 1)."""
     labelled = [item for item in items if item.labelled]
@@ -162,8 +184,10 @@ def heuristics_markdown(report: HeuristicReport) -> str:
     ]
     for r in report.results:
         low, high = r.ci95
-        lines.append(f"| {r.heuristic} | {r.data} | {r.perturbation} | {r.config} | {100 * r.accuracy:.2f} "
-                     f"[{100 * low:.1f}, {100 * high:.1f}] | {r.n} | {r.verdict} |")
+        lines.append(
+            f"| {r.heuristic} | {r.data} | {r.perturbation} | {r.config} | {100 * r.accuracy:.2f} "
+            f"[{100 * low:.1f}, {100 * high:.1f}] | {r.n} | {r.verdict} |"
+        )
     return "\n".join([*lines, ""])
 
 
@@ -174,5 +198,10 @@ def write_heuristics(report: HeuristicReport, out_dir: str | Path) -> Path:
     return out
 
 
-PROBE = ProbeEntry("heuristics", "answer-only shortcuts without training (longest option, question overlap, "
-                   "nearest to the rewrite); needs only --eval", None, trains=False)
+PROBE = ProbeEntry(
+    "heuristics",
+    "answer-only shortcuts without training (longest option, question overlap, "
+    "nearest to the rewrite); needs only --eval",
+    None,
+    trains=False,
+)

@@ -15,8 +15,17 @@ from desiq.probes import ProbeEntry, ProbeOptions
 def _build(options: ProbeOptions) -> Any:
     from desiq.fusion.probe import FusionProbe
 
-    return FusionProbe(options.backbone, None, epochs=options.epochs, lr=options.lr, progress=options.progress,
-                       name="t5", media=False, architecture=options.architecture, text_encoder=options.text_encoder)
+    return FusionProbe(
+        options.backbone,
+        None,
+        epochs=options.epochs,
+        lr=options.lr,
+        progress=options.progress,
+        name="t5",
+        media=False,
+        architecture=options.architecture,
+        text_encoder=options.text_encoder,
+    )
 
 
 PROBE = ProbeEntry("t5", "fine-tuned T5 encoder (the T5-fusion scorer without media)", _build)

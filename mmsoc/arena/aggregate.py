@@ -81,7 +81,7 @@ def chance_full_agreement(annotators: int, labels: int = len(LABELS)) -> float:
 
 def chance_full_disagreement(annotators: int, labels: int = len(LABELS)) -> float:
     """P(all pick different labels) under independent uniform labels: L! / (L - n)! / L^n."""
-    return perm(labels, annotators) / labels ** annotators if annotators <= labels else 0.0
+    return perm(labels, annotators) / labels**annotators if annotators <= labels else 0.0
 
 
 def agreement(battles: Sequence[Battle], min_annotators: int, rounds: int, seed: int) -> dict:
@@ -94,19 +94,30 @@ def agreement(battles: Sequence[Battle], min_annotators: int, rounds: int, seed:
     same = np.array([len(set(labels)) == 1 for labels in counted], dtype=float)
     differ = np.array([all_differ(labels) for labels in counted], dtype=float)
     sizes = Counter(len(labels) for labels in counted)
-    out: dict = {"battles": len(counted), "annotators_per_battle": {str(k): v for k, v in sorted(sizes.items())},
-                 "labels": len(LABELS)}
-    for name, values, chance in (("full_agreement", same, chance_full_agreement),
-                                 ("full_disagreement", differ, chance_full_disagreement)):
+    out: dict = {
+        "battles": len(counted),
+        "annotators_per_battle": {str(k): v for k, v in sorted(sizes.items())},
+        "labels": len(LABELS),
+    }
+    for name, values, chance in (
+        ("full_agreement", same, chance_full_agreement),
+        ("full_disagreement", differ, chance_full_disagreement),
+    ):
         level = float(np.mean([chance(len(labels)) for labels in counted]))
         low, high = share_interval(values, rounds, seed)
-        out[name] = {"share": float(values.mean()), "lower": low, "upper": high, "chance": level,
-                     "verdict": _against(low, high, level)}
+        out[name] = {
+            "share": float(values.mean()),
+            "lower": low,
+            "upper": high,
+            "chance": level,
+            "verdict": _against(low, high, level),
+        }
     return out
 
 
-def share_interval(hits: Sequence[float] | np.ndarray, rounds: int, seed: int,
-                   totals: Sequence[float] | np.ndarray | None = None) -> tuple[float | None, float | None]:
+def share_interval(
+    hits: Sequence[float] | np.ndarray, rounds: int, seed: int, totals: Sequence[float] | np.ndarray | None = None
+) -> tuple[float | None, float | None]:
     """2.5% and 97.5% percentiles of sum(hits) / sum(totals) over units (battles) resampled with
     replacement; ``totals`` defaults to one per unit (the share of units that hit)."""
     hits = np.asarray(hits, dtype=float)

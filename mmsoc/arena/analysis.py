@@ -50,11 +50,16 @@ def length_bias(outcomes: Sequence[Outcome], rounds: int, seed: int) -> dict:
     unequal = values[values != 0]
     longer = (unequal > 0).astype(float)
     low, high = share_interval(longer, rounds, seed)
-    return {"decisive_battles": len(values), "equal_length": int((values == 0).sum()),
-            "winner_longer_share": float(longer.mean()) if len(longer) else None, "lower": low, "upper": high,
-            "verdict": _verdict(low, high, 0.5, "winners tend to be longer", "winners tend to be shorter"),
-            "mean_difference_words": float(values.mean()) if len(values) else None,
-            "median_difference_words": float(np.median(values)) if len(values) else None}
+    return {
+        "decisive_battles": len(values),
+        "equal_length": int((values == 0).sum()),
+        "winner_longer_share": float(longer.mean()) if len(longer) else None,
+        "lower": low,
+        "upper": high,
+        "verdict": _verdict(low, high, 0.5, "winners tend to be longer", "winners tend to be shorter"),
+        "mean_difference_words": float(values.mean()) if len(values) else None,
+        "median_difference_words": float(np.median(values)) if len(values) else None,
+    }
 
 
 def position_bias(battles: Sequence[Battle], rounds: int, seed: int) -> dict:
@@ -68,9 +73,14 @@ def position_bias(battles: Sequence[Battle], rounds: int, seed: int) -> dict:
     low, high = share_interval(b_votes, rounds, seed, totals=a_or_b)  # votes on one battle move together
     shares = {label: counts[label] / len(labels) if labels else None for label in LABELS}
     decided = counts["A"] + counts["B"]
-    return {"votes": len(labels), "shares": shares,
-            "b_share_of_a_or_b": counts["B"] / decided if decided else None, "lower": low, "upper": high,
-            "verdict": _verdict(low, high, 0.5, "B is favoured", "A is favoured")}
+    return {
+        "votes": len(labels),
+        "shares": shares,
+        "b_share_of_a_or_b": counts["B"] / decided if decided else None,
+        "lower": low,
+        "upper": high,
+        "verdict": _verdict(low, high, 0.5, "B is favoured", "A is favoured"),
+    }
 
 
 def normalise(text: str) -> list[str]:
@@ -105,15 +115,24 @@ def _agreement(pairs: list[tuple[str, str, str, str, list[str]]], rounds: int, s
     total = sums.sum(0)
     low, high = share_interval(sums[:, 0], rounds, seed, totals=sums[:, 1])
     c_low, c_high = share_interval(sums[:, 2], rounds, seed, totals=sums[:, 3])
-    return {"votes": len(pairs), "battles": len(battles),
-            "label_accuracy": total[0] / total[1] if total[1] else None, "lower": low, "upper": high,
-            "chance": 1 / len(LABELS), "critiques_compared": len(f1s),
-            "critique_consistency": total[2] / total[3] if total[3] else None,
-            "critique_lower": c_low, "critique_upper": c_high, "mean_critique_f1": float(np.mean(f1s)) if f1s else None}
+    return {
+        "votes": len(pairs),
+        "battles": len(battles),
+        "label_accuracy": total[0] / total[1] if total[1] else None,
+        "lower": low,
+        "upper": high,
+        "chance": 1 / len(LABELS),
+        "critiques_compared": len(f1s),
+        "critique_consistency": total[2] / total[3] if total[3] else None,
+        "critique_lower": c_low,
+        "critique_upper": c_high,
+        "mean_critique_f1": float(np.mean(f1s)) if f1s else None,
+    }
 
 
-def judge_agreement(judged: Sequence[Battle], source: str | Path, reference: dict[str, tuple[Battle, str]],
-                    rounds: int, seed: int) -> dict[str, dict]:
+def judge_agreement(
+    judged: Sequence[Battle], source: str | Path, reference: dict[str, tuple[Battle, str]], rounds: int, seed: int
+) -> dict[str, dict]:
     """Per judge (annotator of ``judged``): agreement with the reference majority labels of the same battles."""
     by_judge: dict[str, list] = {}
     for battle in judged:
@@ -121,8 +140,12 @@ def judge_agreement(judged: Sequence[Battle], source: str | Path, reference: dic
             continue
         ref, label = reference[battle.id]
         if battle.models != ref.models:
-            raise InputError(source, f"battle {battle.id!r} is {battle.model_a} vs {battle.model_b} here but "
-                             f"{ref.model_a} vs {ref.model_b} in the reference votes", field="model_a")
+            raise InputError(
+                source,
+                f"battle {battle.id!r} is {battle.model_a} vs {battle.model_b} here but "
+                f"{ref.model_a} vs {ref.model_b} in the reference votes",
+                field="model_a",
+            )
         critiques = [vote.critique for vote in ref.votes if vote.critique.strip()]
         for vote in battle.votes:
             by_judge.setdefault(vote.annotator, []).append((battle.id, vote.label, label, vote.critique, critiques))
@@ -137,7 +160,7 @@ def human_baseline(battles: Sequence[Battle], rounds: int, seed: int) -> dict:
         if len(battle.votes) < 3:
             continue
         for k, vote in enumerate(battle.votes):
-            others = battle.votes[:k] + battle.votes[k + 1:]
+            others = battle.votes[:k] + battle.votes[k + 1 :]
             label = majority([v.label for v in others])
             if label is not None:
                 refs = [v.critique for v in others if v.critique.strip()]

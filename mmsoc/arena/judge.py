@@ -64,7 +64,7 @@ def parse_verdict(raw: str) -> Verdict:
             break
     critique = raw.strip()
     if span is not None:
-        critique = (critique[:span[0]] + critique[span[1]:]).strip()
+        critique = (critique[: span[0]] + critique[span[1] :]).strip()
     critique = re.sub(r"^\W*critique\W*", "", critique, flags=re.IGNORECASE).strip()
     return Verdict(label, strict, critique)
 
@@ -103,9 +103,18 @@ class JudgeOutcome:
     summary: dict[str, Any]
 
 
-def judge_battles(battles: Sequence[Battle], folder: RunFolder, config: dict[str, Any], prompt: JudgePrompt,
-                  make_model: Callable[[], Model], settings: GenerationSettings, annotator: str,
-                  modalities: frozenset[str], batch_size: int = 8, progress: bool = False) -> JudgeOutcome:
+def judge_battles(
+    battles: Sequence[Battle],
+    folder: RunFolder,
+    config: dict[str, Any],
+    prompt: JudgePrompt,
+    make_model: Callable[[], Model],
+    settings: GenerationSettings,
+    annotator: str,
+    modalities: frozenset[str],
+    batch_size: int = 8,
+    progress: bool = False,
+) -> JudgeOutcome:
     """Judge every battle in both orders into ``folder`` (resuming what is logged) and return the votes."""
     with folder.lock():
         folder.check(config)
@@ -129,8 +138,15 @@ def judge_battles(battles: Sequence[Battle], folder: RunFolder, config: dict[str
 
 def _row(battle: Battle, order: str, raw: str) -> dict[str, Any]:
     verdict = parse_verdict(raw)
-    return {"battle": battle.id, "order": order, "digest": battle.digest, "raw": raw, "label": verdict.label,
-            "valid": verdict.label is not None, "strict_valid": verdict.strict}
+    return {
+        "battle": battle.id,
+        "order": order,
+        "digest": battle.digest,
+        "raw": raw,
+        "label": verdict.label,
+        "valid": verdict.label is not None,
+        "strict_valid": verdict.strict,
+    }
 
 
 def outcome_of(battles: Sequence[Battle], rows: Sequence[dict[str, Any]], annotator: str) -> JudgeOutcome:
@@ -146,19 +162,30 @@ def outcome_of(battles: Sequence[Battle], rows: Sequence[dict[str, Any]], annota
         decisive += sum(v.label in ("A", "B") for v in verdicts.values())
         first_shown += sum(v.label == "A" for v in verdicts.values())
         bad = [o for o in ORDERS if o in verdicts and verdicts[o].label is None]
-        problems += [{"battle": battle.id, "order": o, "problem": "no verdict in the judge's answer: "
-                      + repr(found[o]["raw"][:200])} for o in bad]
+        problems += [
+            {
+                "battle": battle.id,
+                "order": o,
+                "problem": "no verdict in the judge's answer: " + repr(found[o]["raw"][:200]),
+            }
+            for o in bad
+        ]
         if len(verdicts) < len(ORDERS) or bad:
             continue
         ab, ba = (in_file_order(verdicts[o].label, o) for o in ORDERS)
         consistent += ab == ba
         voted.append(battle.with_votes([Vote(annotator, combine(ab, ba), verdicts["AB"].critique, 0.0)]))
-    summary = {"battles": len(battles), "voted": len(voted), "answers": answers,
-               "unparseable": len(problems), "strict_valid_rate": _share(strict, answers),
-               "valid_rate": _share(answers - len(problems), answers),
-               "order_consistency": _share(consistent, len(voted)),
-               "first_position_share": _share(first_shown, decisive),
-               "rule": "a vote needs both orders parsed; disagreeing orders count as a tie (FastChat MT-bench)"}
+    summary = {
+        "battles": len(battles),
+        "voted": len(voted),
+        "answers": answers,
+        "unparseable": len(problems),
+        "strict_valid_rate": _share(strict, answers),
+        "valid_rate": _share(answers - len(problems), answers),
+        "order_consistency": _share(consistent, len(voted)),
+        "first_position_share": _share(first_shown, decisive),
+        "rule": "a vote needs both orders parsed; disagreeing orders count as a tie (FastChat MT-bench)",
+    }
     return JudgeOutcome(voted, problems, summary)
 
 
@@ -168,11 +195,17 @@ def _share(part: int, whole: int) -> float | None:
 
 def _batches(items: Sequence, size: int) -> Iterator[Sequence]:
     for start in range(0, len(items), size):
-        yield items[start:start + size]
+        yield items[start : start + size]
 
 
-def _generate(model: Model, batch: Sequence[tuple[Battle, str]], prompt: JudgePrompt, modalities: frozenset[str],
-              settings: GenerationSettings, problems: list[dict[str, Any]]) -> list[tuple[tuple[Battle, str], str]]:
+def _generate(
+    model: Model,
+    batch: Sequence[tuple[Battle, str]],
+    prompt: JudgePrompt,
+    modalities: frozenset[str],
+    settings: GenerationSettings,
+    problems: list[dict[str, Any]],
+) -> list[tuple[tuple[Battle, str], str]]:
     """Answers for a batch; a batch that fails on bad input is retried one by one and failures recorded."""
     try:
         requests = [request(battle, order, prompt, modalities) for battle, order in batch]

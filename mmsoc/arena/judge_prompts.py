@@ -18,8 +18,9 @@ class JudgePrompt:
     (for a model that reads them) come before it."""
 
     def render(self, question: str, text: str, response_a: str, response_b: str) -> str:
-        return self.template.format(question=question or "(not given)", text=text or "(none)",
-                                    response_a=response_a, response_b=response_b)
+        return self.template.format(
+            question=question or "(not given)", text=text or "(none)", response_a=response_a, response_b=response_b
+        )
 
 
 _V1 = """\

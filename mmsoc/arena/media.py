@@ -17,8 +17,14 @@ from mmsoc.core.io import InputError
 
 FRAMES = 8
 """Frames shown per video (or folder of frames)."""
-IMAGE_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif",
-               ".bmp": "image/bmp", ".webp": "image/webp"}
+IMAGE_TYPES = {
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".png": "image/png",
+    ".gif": "image/gif",
+    ".bmp": "image/bmp",
+    ".webp": "image/webp",
+}
 
 
 def data_root(data: str) -> Path:

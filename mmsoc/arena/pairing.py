@@ -67,8 +67,14 @@ def load_run(path: str | Path, name: str | None = None) -> RunResponses:
             continue
         if key not in chosen or rank < order.get(chosen[key].get("seed"), len(order)):
             chosen[key] = row
-    return RunResponses(name or model_name(config), path, config["data"], config["split"],
-                        dict(config.get("prompt_version") or {}), chosen)
+    return RunResponses(
+        name or model_name(config),
+        path,
+        config["data"],
+        config["split"],
+        dict(config.get("prompt_version") or {}),
+        chosen,
+    )
 
 
 def common_items(first: RunResponses, second: RunResponses, tasks: Sequence[str] | None) -> list[ItemKey]:
@@ -92,12 +98,15 @@ def check_runs(runs: Sequence[RunResponses]) -> None:
     names: dict[str, Path] = {}
     for run in runs:
         if run.name in names:
-            raise UsageError(f"runs {names[run.name]} and {run.path} are both named {run.name!r}; "
-                             "name them with --names")
+            raise UsageError(
+                f"runs {names[run.name]} and {run.path} are both named {run.name!r}; name them with --names"
+            )
         names[run.name] = run.path
         if (run.data, run.split) != (runs[0].data, runs[0].split):
-            raise UsageError(f"{run.path} ran on data {run.data!r} split {run.split!r}, {runs[0].path} on "
-                             f"{runs[0].data!r} split {runs[0].split!r}: battles need the same items")
+            raise UsageError(
+                f"{run.path} ran on data {run.data!r} split {run.split!r}, {runs[0].path} on "
+                f"{runs[0].data!r} split {runs[0].split!r}: battles need the same items"
+            )
 
 
 def battle_id(task: str, item: str, model_x: str, model_y: str) -> str:
@@ -107,8 +116,9 @@ def battle_id(task: str, item: str, model_x: str, model_y: str) -> str:
     return f"b{digest[:16]}"
 
 
-def make_battles(runs: Sequence[RunResponses], seed: int = 0, per_pair: int | None = None,
-                 tasks: Sequence[str] | None = None) -> tuple[list[Battle], list[str]]:
+def make_battles(
+    runs: Sequence[RunResponses], seed: int = 0, per_pair: int | None = None, tasks: Sequence[str] | None = None
+) -> tuple[list[Battle], list[str]]:
     """Battles for every pair of runs (in the order given) over the items both answered, and notes on
     items whose question, text or media could not be found (their battles carry the responses alone)."""
     check_runs(runs)
@@ -139,9 +149,21 @@ def _battle(first: RunResponses, second: RunResponses, key: ItemKey, example: An
     swapped = random.Random(f"{seed}\x00{bid}").random() < 0.5
     a, b = (second, first) if swapped else (first, second)
     prompt, text, media = _content(first, task, example)
-    return Battle(id=bid, item=item, task=task, model_a=a.name, model_b=b.name, response_a=a.rows[key]["raw"],
-                  response_b=b.rows[key]["raw"], prompt=prompt, text=text, data=first.data if media else None,
-                  media=media, position_seed=seed, swapped=swapped)
+    return Battle(
+        id=bid,
+        item=item,
+        task=task,
+        model_a=a.name,
+        model_b=b.name,
+        response_a=a.rows[key]["raw"],
+        response_b=b.rows[key]["raw"],
+        prompt=prompt,
+        text=text,
+        data=first.data if media else None,
+        media=media,
+        position_seed=seed,
+        swapped=swapped,
+    )
 
 
 def _items(run: RunResponses, tasks: Sequence[str]) -> tuple[dict[ItemKey, Any], list[str]]:
@@ -154,8 +176,10 @@ def _items(run: RunResponses, tasks: Sequence[str]) -> tuple[dict[ItemKey, Any],
         try:
             loaded = load_examples(task, run.data, split=run.split)
         except (KeyError, OSError, ValueError) as err:
-            notes.append(f"task {task}: items not loaded from {run.data!r} ({error_message(err)}); "
-                         "its battles carry the responses alone")
+            notes.append(
+                f"task {task}: items not loaded from {run.data!r} ({error_message(err)}); "
+                "its battles carry the responses alone"
+            )
             continue
         out.update({(task, example.id): example for example in loaded.examples})
     return out, notes

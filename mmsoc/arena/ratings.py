@@ -72,8 +72,9 @@ def bt_cells(m: Matchups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return cells[:, :2], cells[:, 2].astype(np.float64) / 2.0, counts.astype(np.float64)
 
 
-def _bt_loss(theta: np.ndarray, pairs: np.ndarray, outcomes: np.ndarray, weights: np.ndarray,
-             alpha: float) -> tuple[float, np.ndarray]:
+def _bt_loss(
+    theta: np.ndarray, pairs: np.ndarray, outcomes: np.ndarray, weights: np.ndarray, alpha: float
+) -> tuple[float, np.ndarray]:
     """Weighted negative log-likelihood, P(a beats b) = sigmoid(alpha (theta_a - theta_b)); a tie (0.5)
     counts as half a win and half a loss."""
     probs = expit(alpha * (theta[pairs[:, 0]] - theta[pairs[:, 1]]))
@@ -83,11 +84,18 @@ def _bt_loss(theta: np.ndarray, pairs: np.ndarray, outcomes: np.ndarray, weights
     return loss, grad
 
 
-def fit_bt(pairs: np.ndarray, outcomes: np.ndarray, weights: np.ndarray, n_models: int,
-           base: float = BASE) -> np.ndarray:
+def fit_bt(
+    pairs: np.ndarray, outcomes: np.ndarray, weights: np.ndarray, n_models: int, base: float = BASE
+) -> np.ndarray:
     """Bradley-Terry strengths (natural scale) by L-BFGS-B from zero, FastChat's stopping rule."""
-    result = minimize(_bt_loss, np.zeros(n_models), args=(pairs, outcomes, weights, math.log(base)), jac=True,
-                      method="L-BFGS-B", options={"maxiter": BT_MAXITER, "gtol": BT_TOL})
+    result = minimize(
+        _bt_loss,
+        np.zeros(n_models),
+        args=(pairs, outcomes, weights, math.log(base)),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": BT_MAXITER, "gtol": BT_TOL},
+    )
     return result.x
 
 
@@ -97,16 +105,20 @@ def bradley_terry(m: Matchups, base: float = BASE, scale: float = SCALE, init: f
     return fit_bt(pairs, outcomes, counts, len(m.models), base) * scale + init
 
 
-def bootstrap_bt(m: Matchups, rounds: int, seed: int = 0, base: float = BASE, scale: float = SCALE,
-                 init: float = INIT) -> np.ndarray:
+def bootstrap_bt(
+    m: Matchups, rounds: int, seed: int = 0, base: float = BASE, scale: float = SCALE, init: float = INIT
+) -> np.ndarray:
     """(rounds, models) Bradley-Terry ratings, each round refit on the cell counts of ``len(m)`` battles
     drawn with replacement (a multinomial over the cells, ``numpy.random.default_rng(seed)``). A model
     drawn into no battle of a round keeps strength 0 there (rating ``init``), as in FastChat."""
     pairs, outcomes, counts = bt_cells(m)
     draws = np.random.default_rng(seed).multinomial(len(m), counts / counts.sum(), size=rounds)
     weights = draws.astype(np.float64) / len(m)
-    return np.array([fit_bt(pairs, outcomes, w, len(m.models), base) for w in weights]).reshape(
-        rounds, len(m.models)) * scale + init
+    return (
+        np.array([fit_bt(pairs, outcomes, w, len(m.models), base) for w in weights]).reshape(rounds, len(m.models))
+        * scale
+        + init
+    )
 
 
 def intervals(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -47,9 +47,11 @@ def rate(votes: Path, out: Path, settings: RateSettings, judges: Sequence[Path] 
     battles = read_battles(votes)
     agg = aggregate(battles, settings.min_annotators)
     if not agg.outcomes:
-        raise UsageError(f"{votes}: no battle has a majority label from at least {settings.min_annotators} "
-                         f"annotators ({agg.too_few} with fewer votes, {agg.dropped} without a majority); "
-                         "a judge's votes file has one vote a battle: pass --min-annotators 1")
+        raise UsageError(
+            f"{votes}: no battle has a majority label from at least {settings.min_annotators} "
+            f"annotators ({agg.too_few} with fewer votes, {agg.dropped} without a majority); "
+            "a judge's votes file has one vote a battle: pass --min-annotators 1"
+        )
     m = ratings.Matchups.of([(o.battle.model_a, o.battle.model_b, o.label) for o in agg.outcomes])
     elo = ratings.online_elo(m)
     bt = ratings.bradley_terry(m)
@@ -67,31 +69,62 @@ def rate(votes: Path, out: Path, settings: RateSettings, judges: Sequence[Path] 
             judged[name] = entry
     result = {
         "method": "bt",
-        "models": [{"model": m.models[k], "rating": float(bt[k]), "lower": float(lower[k]), "upper": float(upper[k]),
-                    "rank": int(rank[k]), "battles": int(counts[k])} for k in order],
+        "models": [
+            {
+                "model": m.models[k],
+                "rating": float(bt[k]),
+                "lower": float(lower[k]),
+                "upper": float(upper[k]),
+                "rank": int(rank[k]),
+                "battles": int(counts[k]),
+            }
+            for k in order
+        ],
         "elo": {m.models[k]: float(elo[k]) for k in order},
-        "agreement": {"annotators": agreement(battles, settings.min_annotators, rounds, seed),
-                      "judges": judged, "human_baseline": analysis.human_baseline(battles, rounds, seed)},
+        "agreement": {
+            "annotators": agreement(battles, settings.min_annotators, rounds, seed),
+            "judges": judged,
+            "human_baseline": analysis.human_baseline(battles, rounds, seed),
+        },
         "dropped": agg.dropped,
     }
     names = [m.models[k] for k in order]
     groups = ratings.beat_groups(m)
-    warnings = [] if len(groups) == 1 else [
-        "The Bradley-Terry ratings have no finite maximum-likelihood value: some models never lost a point to "
-        f"the others (groups: {'; '.join(', '.join(sorted(g)) for g in groups)}). The ratings and intervals are "
-        "where FastChat's optimiser stops (100 iterations), not estimates; rate more battles between the groups."]
+    warnings = (
+        []
+        if len(groups) == 1
+        else [
+            "The Bradley-Terry ratings have no finite maximum-likelihood value: some models never lost a point to "
+            f"the others (groups: {'; '.join(', '.join(sorted(g)) for g in groups)}). The ratings and intervals are "
+            "where FastChat's optimiser stops (100 iterations), not estimates; rate more battles between the groups."
+        ]
+    )
     extra = {
         "warnings": warnings,
-        "settings": {"bootstrap": rounds, "seed": seed, "min_annotators": settings.min_annotators,
-                     "k": ratings.K, "base": ratings.BASE, "scale": ratings.SCALE, "initial": ratings.INIT},
+        "settings": {
+            "bootstrap": rounds,
+            "seed": seed,
+            "min_annotators": settings.min_annotators,
+            "k": ratings.K,
+            "base": ratings.BASE,
+            "scale": ratings.SCALE,
+            "initial": ratings.INIT,
+        },
         "notes": list(NOTES),
-        "battles": {"in_file": len(battles), "rated": len(agg.outcomes), "too_few_votes": agg.too_few,
-                    "all_disagree": agg.all_disagree, "no_majority": agg.no_majority},
+        "battles": {
+            "in_file": len(battles),
+            "rated": len(agg.outcomes),
+            "too_few_votes": agg.too_few,
+            "all_disagree": agg.all_disagree,
+            "no_majority": agg.no_majority,
+        },
         "models": names,
         "win_rate": _matrix(ratings.win_rates(m), order),
         "battle_counts": _matrix(ratings.pair_counts(m), order),
-        "bias": {"length": analysis.length_bias(agg.outcomes, rounds, seed),
-                 "position": analysis.position_bias(battles, rounds, seed)},
+        "bias": {
+            "length": analysis.length_bias(agg.outcomes, rounds, seed),
+            "position": analysis.position_bias(battles, rounds, seed),
+        },
     }
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "ratings.json", _finite(result))
@@ -136,15 +169,29 @@ def _blocks(result: dict, extra: dict) -> list:
     b = extra["battles"]
     blocks: list = [
         Heading(1, "Arena ratings"),
-        Text(f"{b['in_file']} battles in the votes file; {b['rated']} rated; {result['dropped']} dropped "
-             f"({b['all_disagree']} where all annotators disagree, {b['no_majority']} with no majority); "
-             f"{b['too_few_votes']} with fewer than {extra['settings']['min_annotators']} votes left out."),
+        Text(
+            f"{b['in_file']} battles in the votes file; {b['rated']} rated; {result['dropped']} dropped "
+            f"({b['all_disagree']} where all annotators disagree, {b['no_majority']} with no majority); "
+            f"{b['too_few_votes']} with fewer than {extra['settings']['min_annotators']} votes left out."
+        ),
         *[Text(f"Warning: {warning}") for warning in extra["warnings"]],
-        Table("Leaderboard: Bradley-Terry ratings with 95% bootstrap intervals "
-              f"({extra['settings']['bootstrap']} rounds, seed {extra['settings']['seed']})",
-              ["rank", "model", "rating", "lower", "upper", "online Elo", "battles"],
-              [[str(e["rank"]), e["model"], _fmt(e["rating"]), _fmt(e["lower"]), _fmt(e["upper"]),
-                _fmt(result["elo"][e["model"]]), str(e["battles"])] for e in result["models"]]),
+        Table(
+            "Leaderboard: Bradley-Terry ratings with 95% bootstrap intervals "
+            f"({extra['settings']['bootstrap']} rounds, seed {extra['settings']['seed']})",
+            ["rank", "model", "rating", "lower", "upper", "online Elo", "battles"],
+            [
+                [
+                    str(e["rank"]),
+                    e["model"],
+                    _fmt(e["rating"]),
+                    _fmt(e["lower"]),
+                    _fmt(e["upper"]),
+                    _fmt(result["elo"][e["model"]]),
+                    str(e["battles"]),
+                ]
+                for e in result["models"]
+            ],
+        ),
         _interval_figure(result["models"]),
         Heading(2, "Method"),
         *[Text(note) for note in extra["notes"]],
@@ -155,11 +202,23 @@ def _blocks(result: dict, extra: dict) -> list:
         Heading(2, "Pairs"),
     ]
     names = extra["models"]
-    blocks.append(Table("Win rate of the row model against the column model (decisive battles; ties left out)",
-                        ["model", *names], [[n, *(_pct(v) for v in row)] for n, row in zip(names, extra["win_rate"])]))
-    blocks.append(Table("Battles between each pair (every outcome)", ["model", *names],
-                        [[n, *("\u2014" if i == j else str(int(v)) for j, v in enumerate(row))]
-                         for i, (n, row) in enumerate(zip(names, extra["battle_counts"]))]))
+    blocks.append(
+        Table(
+            "Win rate of the row model against the column model (decisive battles; ties left out)",
+            ["model", *names],
+            [[n, *(_pct(v) for v in row)] for n, row in zip(names, extra["win_rate"])],
+        )
+    )
+    blocks.append(
+        Table(
+            "Battles between each pair (every outcome)",
+            ["model", *names],
+            [
+                [n, *("\u2014" if i == j else str(int(v)) for j, v in enumerate(row))]
+                for i, (n, row) in enumerate(zip(names, extra["battle_counts"]))
+            ],
+        )
+    )
     return blocks
 
 
@@ -170,22 +229,47 @@ def _agreement_blocks(agreement_data: dict) -> list:
     blocks: list = []
     if ann.get("battles"):
         sizes = ", ".join(f"{v} with {k}" for k, v in ann["annotators_per_battle"].items())
-        blocks.append(Table(f"Annotator agreement over {ann['battles']} battles ({sizes} annotators); chance = "
-                            f"uniform random labels over {ann['labels']}",
-                            ["measure", "observed", "95% interval", "chance", "verdict"],
-                            [[name.replace("_", " "), _pct(ann[name]["share"]), _interval(ann[name]),
-                              _pct(ann[name]["chance"]), ann[name]["verdict"]]
-                             for name in ("full_agreement", "full_disagreement")]))
+        blocks.append(
+            Table(
+                f"Annotator agreement over {ann['battles']} battles ({sizes} annotators); chance = "
+                f"uniform random labels over {ann['labels']}",
+                ["measure", "observed", "95% interval", "chance", "verdict"],
+                [
+                    [
+                        name.replace("_", " "),
+                        _pct(ann[name]["share"]),
+                        _interval(ann[name]),
+                        _pct(ann[name]["chance"]),
+                        ann[name]["verdict"],
+                    ]
+                    for name in ("full_agreement", "full_disagreement")
+                ],
+            )
+        )
     else:
         blocks.append(Text("Annotator agreement: no battle has two or more votes."))
-    rows = [[name, str(e["votes"]), _pct(e["label_accuracy"]), _interval(e), str(e["critiques_compared"]),
-             _pct(e["critique_consistency"])]
-            for name, e in [*agreement_data["judges"].items(), ("one annotator vs the others",
-                                                                   agreement_data["human_baseline"])]]
-    blocks.append(Table("Judge agreement with the reference majority labels (critique consistency: token F1 "
-                        ">= 0.5 against a reference critique)",
-                        ["judge", "votes", "label accuracy", "95% interval", "critiques compared",
-                         "critique consistency"], rows))
+    rows = [
+        [
+            name,
+            str(e["votes"]),
+            _pct(e["label_accuracy"]),
+            _interval(e),
+            str(e["critiques_compared"]),
+            _pct(e["critique_consistency"]),
+        ]
+        for name, e in [
+            *agreement_data["judges"].items(),
+            ("one annotator vs the others", agreement_data["human_baseline"]),
+        ]
+    ]
+    blocks.append(
+        Table(
+            "Judge agreement with the reference majority labels (critique consistency: token F1 "
+            ">= 0.5 against a reference critique)",
+            ["judge", "votes", "label accuracy", "95% interval", "critiques compared", "critique consistency"],
+            rows,
+        )
+    )
     return blocks
 
 
@@ -193,16 +277,31 @@ def _bias_blocks(bias: dict) -> list:
     from mmsoc.report.render import Table
 
     length, position = bias["length"], bias["position"]
-    return [Table("Bias checks", ["check", "value", "95% interval", "verdict", "detail"], [
-        ["winner is longer (decisive battles, unequal lengths)", _pct(length["winner_longer_share"]),
-         _interval(length), length["verdict"],
-         f"winner minus loser: mean {_fmt(length['mean_difference_words'])}, median "
-         f"{_fmt(length['median_difference_words'])} words; {length['equal_length']} of "
-         f"{length['decisive_battles']} of equal length"],
-        ["B chosen among A-or-B votes", _pct(position["b_share_of_a_or_b"]), _interval(position),
-         position["verdict"], ", ".join(f"{k} {_pct(v)}" for k, v in position["shares"].items())
-         + f" of {position['votes']} votes"],
-    ])]
+    return [
+        Table(
+            "Bias checks",
+            ["check", "value", "95% interval", "verdict", "detail"],
+            [
+                [
+                    "winner is longer (decisive battles, unequal lengths)",
+                    _pct(length["winner_longer_share"]),
+                    _interval(length),
+                    length["verdict"],
+                    f"winner minus loser: mean {_fmt(length['mean_difference_words'])}, median "
+                    f"{_fmt(length['median_difference_words'])} words; {length['equal_length']} of "
+                    f"{length['decisive_battles']} of equal length",
+                ],
+                [
+                    "B chosen among A-or-B votes",
+                    _pct(position["b_share_of_a_or_b"]),
+                    _interval(position),
+                    position["verdict"],
+                    ", ".join(f"{k} {_pct(v)}" for k, v in position["shares"].items())
+                    + f" of {position['votes']} votes",
+                ],
+            ],
+        )
+    ]
 
 
 def _interval_figure(models: list[dict]) -> Any:

@@ -92,13 +92,18 @@ class VoteStore:
                     record = _record(battle)
                     if battle.id in stored:
                         if stored[battle.id] != record:
-                            raise InputError(source, f"battle {battle.id!r} is stored in {self.path} with other "
-                                             "content; serve these battles with another --db", field="id")
+                            raise InputError(
+                                source,
+                                f"battle {battle.id!r} is stored in {self.path} with other "
+                                "content; serve these battles with another --db",
+                                field="id",
+                            )
                         continue
                     position += 1
                     new += 1
-                    db.execute("INSERT INTO battles (id, position, record) VALUES (?, ?, ?)",
-                               (battle.id, position, record))
+                    db.execute(
+                        "INSERT INTO battles (id, position, record) VALUES (?, ?, ?)", (battle.id, position, record)
+                    )
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
@@ -121,7 +126,8 @@ class VoteStore:
             rows = db.execute(
                 "SELECT b.id, b.record, (SELECT COUNT(*) FROM votes v WHERE v.battle = b.id) FROM battles b "
                 "WHERE NOT EXISTS (SELECT 1 FROM votes v WHERE v.battle = b.id AND v.annotator = ?)",
-                (annotator,)).fetchall()
+                (annotator,),
+            ).fetchall()
         if not rows:
             return None
         _, record, _ = min(rows, key=lambda row: (row[2], _order(annotator, row[0])))
@@ -138,8 +144,10 @@ class VoteStore:
             try:
                 if db.execute("SELECT 1 FROM battles WHERE id = ?", (battle_id,)).fetchone() is None:
                     raise VoteRejected(404, f"no battle {battle_id!r}")
-                db.execute("INSERT INTO votes (annotator, battle, label, critique, time) VALUES (?, ?, ?, ?, ?)",
-                           (annotator, battle_id, label, critique, time))
+                db.execute(
+                    "INSERT INTO votes (annotator, battle, label, critique, time) VALUES (?, ?, ?, ?, ?)",
+                    (annotator, battle_id, label, critique, time),
+                )
                 db.execute("COMMIT")
             except sqlite3.IntegrityError:
                 db.execute("ROLLBACK")
@@ -153,11 +161,16 @@ class VoteStore:
         with self._connect() as db:
             battles = db.execute("SELECT COUNT(*) FROM battles").fetchone()[0]
             per = db.execute("SELECT annotator, COUNT(*) FROM votes GROUP BY annotator ORDER BY annotator").fetchall()
-            counts = db.execute("SELECT n, COUNT(*) FROM (SELECT COUNT(*) AS n FROM votes GROUP BY battle) "
-                                "GROUP BY n ORDER BY n").fetchall()
+            counts = db.execute(
+                "SELECT n, COUNT(*) FROM (SELECT COUNT(*) AS n FROM votes GROUP BY battle) GROUP BY n ORDER BY n"
+            ).fetchall()
         voted = sum(k for _, k in counts)
-        return {"battles": battles, "votes": sum(n for _, n in per), "annotators": dict(per),
-                "battles_by_votes": {"0": battles - voted, **{str(n): k for n, k in counts}}}
+        return {
+            "battles": battles,
+            "votes": sum(n for _, n in per),
+            "annotators": dict(per),
+            "battles_by_votes": {"0": battles - voted, **{str(n): k for n, k in counts}},
+        }
 
     def votes(self) -> list[tuple[str, Vote]]:
         """(battle id, vote) of every vote, in the order cast."""

@@ -24,7 +24,7 @@ MAX_CRITIQUE = 10_000
 BUTTONS = {"A": "A is better", "B": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; "
-                               "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
@@ -63,13 +63,17 @@ def create_app(store: VoteStore) -> Any:
     @app.get("/", response_class=HTMLResponse)
     def home() -> HTMLResponse:
         total = store.count()
-        return page("Arena", (
-            f"<p>{total} battles. Each shows one item and two anonymous responses; say which is better, "
-            "or that they tie, or that both are bad, and add a critique if you like.</p>"
-            '<form method="get" action="/vote"><label for="annotator">Your annotator name</label> '
-            '<input id="annotator" name="annotator" required maxlength="64" pattern="[\\w.@+\\-]{1,64}" '
-            'autocomplete="username"> <button id="start" type="submit">Start</button></form>'
-            "<p>Names use letters, digits and . @ + - _ (up to 64).</p>"))
+        return page(
+            "Arena",
+            (
+                f"<p>{total} battles. Each shows one item and two anonymous responses; say which is better, "
+                "or that they tie, or that both are bad, and add a critique if you like.</p>"
+                '<form method="get" action="/vote"><label for="annotator">Your annotator name</label> '
+                '<input id="annotator" name="annotator" required maxlength="64" pattern="[\\w.@+\\-]{1,64}" '
+                'autocomplete="username"> <button id="start" type="submit">Start</button></form>'
+                "<p>Names use letters, digits and . @ + - _ (up to 64).</p>"
+            ),
+        )
 
     @app.get("/vote", response_class=HTMLResponse)
     def next_battle(annotator: str = "") -> HTMLResponse:
@@ -79,13 +83,16 @@ def create_app(store: VoteStore) -> Any:
         total = store.count()
         battle = store.next_battle(annotator)
         if battle is None:
-            return page("Done", _header(annotator, done, total) +
-                        f'<p id="done">You have voted on all {total} battles. Thank you.</p>')
+            return page(
+                "Done",
+                _header(annotator, done, total) + f'<p id="done">You have voted on all {total} battles. Thank you.</p>',
+            )
         return page("Vote", _header(annotator, done, total) + _battle_html(battle, pictures, annotator))
 
     @app.post("/vote")
-    def vote(annotator: str = Form(""), battle: str = Form(""), label: str = Form(""),
-             critique: str = Form("")) -> Response:
+    def vote(
+        annotator: str = Form(""), battle: str = Form(""), label: str = Form(""), critique: str = Form("")
+    ) -> Response:
         if not NAME.match(annotator):
             return refuse(422, "annotator name: 1 to 64 letters, digits or . @ + - _")
         if len(critique) > MAX_CRITIQUE:
@@ -119,14 +126,18 @@ def _esc(text: str) -> str:
 
 
 def _page(title: str, body: str) -> str:
-    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
-            f"<title>{_esc(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>")
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">'
+        f"<title>{_esc(title)}</title><style>{STYLE}</style></head><body>{body}</body></html>"
+    )
 
 
 def _header(annotator: str, done: int, total: int) -> str:
-    return (f'<header><span>Annotator <b id="who">{_esc(annotator)}</b></span>'
-            f'<span id="progress">voted on {done} of {total} battles</span></header>')
+    return (
+        f'<header><span>Annotator <b id="who">{_esc(annotator)}</b></span>'
+        f'<span id="progress">voted on {done} of {total} battles</span></header>'
+    )
 
 
 def _battle_html(battle: Battle, pictures: Pictures, annotator: str) -> str:
@@ -150,12 +161,16 @@ def _battle_html(battle: Battle, pictures: Pictures, annotator: str) -> str:
     for side, response in (("A", battle.response_a), ("B", battle.response_b)):
         body = f"<pre>{_esc(response)}</pre>" if response.strip() else '<p class="empty">(empty response)</p>'
         parts.append(f'<div class="response" id="response-{side.lower()}"><h3>Response {side}</h3>{body}</div>')
-    parts.append('</section><form method="post" action="/vote">'
-                 f'<input type="hidden" name="annotator" value="{_esc(annotator)}">'
-                 f'<input type="hidden" name="battle" id="battle" value="{_esc(battle.id)}">'
-                 '<label for="critique">Critique (optional): what makes one response better or both bad?</label>'
-                 f'<textarea id="critique" name="critique" maxlength="{MAX_CRITIQUE}"></textarea><div class="buttons">')
-    parts += [f'<button type="submit" name="label" value="{label}" id="vote-{label}">{BUTTONS[label]}</button>'
-              for label in LABELS]
+    parts.append(
+        '</section><form method="post" action="/vote">'
+        f'<input type="hidden" name="annotator" value="{_esc(annotator)}">'
+        f'<input type="hidden" name="battle" id="battle" value="{_esc(battle.id)}">'
+        '<label for="critique">Critique (optional): what makes one response better or both bad?</label>'
+        f'<textarea id="critique" name="critique" maxlength="{MAX_CRITIQUE}"></textarea><div class="buttons">'
+    )
+    parts += [
+        f'<button type="submit" name="label" value="{label}" id="vote-{label}">{BUTTONS[label]}</button>'
+        for label in LABELS
+    ]
     parts.append("</div></form>")
     return "".join(parts)

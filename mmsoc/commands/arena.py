@@ -13,8 +13,11 @@ from mmsoc.commands import options
 from mmsoc.core.cli import commands, note
 
 app = commands()
-arena_app = typer.Typer(help="Arena ratings: battles from eval runs, votes from people or a judge model, "
-                        "Elo and Bradley-Terry ratings with bootstrap intervals.", no_args_is_help=True)
+arena_app = typer.Typer(
+    help="Arena ratings: battles from eval runs, votes from people or a judge model, "
+    "Elo and Bradley-Terry ratings with bootstrap intervals.",
+    no_args_is_help=True,
+)
 app.add_typer(arena_app, name="arena")
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -26,15 +29,22 @@ def _split(value: str | None) -> list[str] | None:
 
 @arena_app.command("pair")
 def pair(
-    runs: list[Path] = typer.Option(..., "--runs", help="An eval run folder; repeat for each model "
-                                    "(--runs A --runs B ...)."),
+    runs: list[Path] = typer.Option(
+        ..., "--runs", help="An eval run folder; repeat for each model (--runs A --runs B ...)."
+    ),
     out: Path = typer.Option(..., "--out", help="Battles file to write (JSONL)."),
-    names: Optional[str] = typer.Option(None, "--names", help="Comma-separated model names for the runs, in "
-                                        "order (default: each run's model)."),
-    task: Optional[str] = typer.Option(None, "--task", help="Comma-separated task ids (default: the free-text "
-                                       "tasks the runs share)."),
-    per_pair: Optional[int] = typer.Option(None, "--per-pair", min=1, help="Battles per pair of models, a seeded "
-                                           "sample of the shared items (default: every shared item)."),
+    names: Optional[str] = typer.Option(
+        None, "--names", help="Comma-separated model names for the runs, in order (default: each run's model)."
+    ),
+    task: Optional[str] = typer.Option(
+        None, "--task", help="Comma-separated task ids (default: the free-text tasks the runs share)."
+    ),
+    per_pair: Optional[int] = typer.Option(
+        None,
+        "--per-pair",
+        min=1,
+        help="Battles per pair of models, a seeded sample of the shared items (default: every shared item).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the sample and of each battle's A/B sides."),
 ) -> None:
     """Build battles from eval runs over the same items: every pair of models, A/B sides drawn by seed."""
@@ -98,16 +108,23 @@ def export(
 
 @arena_app.command("judge")
 def judge(
-    model: str = typer.Option(..., "--model", help="Judge model: a hub id or local folder, or any backend "
-                              "(see 'mmsoc eval --help')."),
+    model: str = typer.Option(
+        ..., "--model", help="Judge model: a hub id or local folder, or any backend (see 'mmsoc eval --help')."
+    ),
     battles: Path = typer.Option(..., "--battles", help="Battles file (JSONL) to judge."),
     out: Path = typer.Option(..., "--out", help="Votes file to write: the battles the judge voted on, one vote each."),
-    run_dir: Optional[Path] = typer.Option(None, "--run-dir", help="Run folder of the judge's answers (default: "
-                                           "OUT without .jsonl, plus .run). Rerunning the same command resumes it."),
-    prompt_version: Optional[str] = typer.Option(None, "--prompt-version", help="Judge prompt version "
-                                                 "(default: the latest)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Annotator name of the judge's votes "
-                                       "(default: judge:MODEL)."),
+    run_dir: Optional[Path] = typer.Option(
+        None,
+        "--run-dir",
+        help="Run folder of the judge's answers (default: "
+        "OUT without .jsonl, plus .run). Rerunning the same command resumes it.",
+    ),
+    prompt_version: Optional[str] = typer.Option(
+        None, "--prompt-version", help="Judge prompt version (default: the latest)."
+    ),
+    name: Optional[str] = typer.Option(
+        None, "--name", help="Annotator name of the judge's votes (default: judge:MODEL)."
+    ),
     limit: Optional[int] = typer.Option(None, "--limit", min=0, help="Judge only the first N battles."),
     batch_size: int = options.REQUEST_BATCH,
     max_new_tokens: int = typer.Option(512, "--max-new-tokens", min=1, help="Most tokens per answer."),
@@ -128,17 +145,27 @@ def judge(
     todo = read_battles(battles)[:limit]
     reads = modalities(model)
     settings = GenerationSettings(greedy=True, max_new_tokens=max_new_tokens)
-    config = {"command": "arena judge", "model": model, "prompt_version": prompt.version, "greedy": True,
-              "max_new_tokens": max_new_tokens, "dtype": dtype, "modalities": sorted(reads)}
+    config = {
+        "command": "arena judge",
+        "model": model,
+        "prompt_version": prompt.version,
+        "greedy": True,
+        "max_new_tokens": max_new_tokens,
+        "dtype": dtype,
+        "modalities": sorted(reads),
+    }
     folder = RunFolder(run_dir or default_run_dir(out), key_fields=("battle", "order", "digest"))
     annotator = name or f"judge:{model_name({'model': model})}"
     build = functools.partial(make_model, model, ModelOptions(dtype=dtype, device=device))
-    outcome = judge_battles(todo, folder, config, prompt, build, settings, annotator, reads,
-                            batch_size=batch_size, progress=progress)
+    outcome = judge_battles(
+        todo, folder, config, prompt, build, settings, annotator, reads, batch_size=batch_size, progress=progress
+    )
     write_battles(out, outcome.votes)
     s = outcome.summary
-    note(f"wrote {out} ({s['voted']} of {s['battles']} battles voted; {s['unparseable']} unparseable answers, "
-         f"listed in {folder.path / 'problems.jsonl'}; orders agreed on {_pct(s['order_consistency'])})")
+    note(
+        f"wrote {out} ({s['voted']} of {s['battles']} battles voted; {s['unparseable']} unparseable answers, "
+        f"listed in {folder.path / 'problems.jsonl'}; orders agreed on {_pct(s['order_consistency'])})"
+    )
 
 
 def _pct(value: float | None) -> str:
@@ -148,15 +175,22 @@ def _pct(value: float | None) -> str:
 @arena_app.command("rate")
 def rate(
     votes: Path = typer.Option(..., "--votes", help="Votes file (battles with votes, JSONL)."),
-    out: Path = typer.Option(..., "--out", help="Folder for ratings.json, analysis.json, leaderboard.md and "
-                             "report.html."),
-    bootstrap: int = typer.Option(100, "--bootstrap", min=1, help="Bootstrap rounds for the intervals "
-                                  "(FastChat's default: 100)."),
+    out: Path = typer.Option(
+        ..., "--out", help="Folder for ratings.json, analysis.json, leaderboard.md and report.html."
+    ),
+    bootstrap: int = typer.Option(
+        100, "--bootstrap", min=1, help="Bootstrap rounds for the intervals (FastChat's default: 100)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
-    min_annotators: int = typer.Option(3, "--min-annotators", min=1, help="Votes a battle needs to be rated "
-                                       "(SocialArena: 3; a judge's votes file has 1)."),
-    judges: list[Path] = typer.Option([], "--judge", help="A judge's votes file to compare with the majority "
-                                      "labels of --votes (repeatable)."),
+    min_annotators: int = typer.Option(
+        3,
+        "--min-annotators",
+        min=1,
+        help="Votes a battle needs to be rated (SocialArena: 3; a judge's votes file has 1).",
+    ),
+    judges: list[Path] = typer.Option(
+        [], "--judge", help="A judge's votes file to compare with the majority labels of --votes (repeatable)."
+    ),
 ) -> None:
     """Majority labels, online Elo and Bradley-Terry ratings with bootstrap intervals, agreement and bias checks."""
     from rich.console import Console
@@ -166,13 +200,28 @@ def rate(
     from mmsoc.arena.report import rate as rate_votes
 
     result, extra = rate_votes(votes, out, RateSettings(bootstrap, seed, min_annotators), judges)
-    table = Table("rank", "model", "rating", "95% interval", "online Elo", "battles",
-                  title="Bradley-Terry ratings (FastChat's formulas)")
+    table = Table(
+        "rank",
+        "model",
+        "rating",
+        "95% interval",
+        "online Elo",
+        "battles",
+        title="Bradley-Terry ratings (FastChat's formulas)",
+    )
     for e in result["models"]:
-        table.add_row(str(e["rank"]), e["model"], f"{e['rating']:.1f}", f"[{e['lower']:.1f}, {e['upper']:.1f}]",
-                      f"{result['elo'][e['model']]:.1f}", str(e["battles"]))
+        table.add_row(
+            str(e["rank"]),
+            e["model"],
+            f"{e['rating']:.1f}",
+            f"[{e['lower']:.1f}, {e['upper']:.1f}]",
+            f"{result['elo'][e['model']]:.1f}",
+            str(e["battles"]),
+        )
     Console().print(table)
     for warning in extra["warnings"]:
         note(f"warning: {warning}")
-    note(f"wrote {out / 'ratings.json'}, analysis.json, leaderboard.md and report.html ({result['dropped']} "
-         "battles dropped)")
+    note(
+        f"wrote {out / 'ratings.json'}, analysis.json, leaderboard.md and report.html ({result['dropped']} "
+        "battles dropped)"
+    )

@@ -11,14 +11,14 @@ from mmsoc.core.cli import Limit, commands
 
 app = commands()
 
-data_app = typer.Typer(help="MM-Soc data: the embedded sample and checks of local data folders.",
-                       no_args_is_help=True)
+data_app = typer.Typer(help="MM-Soc data: the embedded sample and checks of local data folders.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
 SampleOut = Annotated[Path, typer.Option("--out", help="Folder to write the sample to (must be empty or new).")]
 Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace the folder's contents if it is not empty.")]
-CheckData = Annotated[str, typer.Option("--data", help="Data folder in the MM-Soc layout, 'sample', 'hub' or "
-                                        "hf://OWNER/NAME.")]
+CheckData = Annotated[
+    str, typer.Option("--data", help="Data folder in the MM-Soc layout, 'sample', 'hub' or hf://OWNER/NAME.")
+]
 Split = Annotated[str, typer.Option("--split", help="Split to load (train, dev or test; val = dev).")]
 Tasks = Annotated[list[str] | None, typer.Option("--task", help="Task id to check (repeatable; default: all ten).")]
 

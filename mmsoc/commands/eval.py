@@ -29,14 +29,24 @@ def _seeds(value: str) -> tuple[int, ...]:
 @app.command("eval")
 def eval_command(
     task: str = typer.Option(..., "--task", help="Task id, comma-separated task ids, or 'all'."),
-    suite: str = typer.Option("mmsoc", "--suite", help="Suite the tasks belong to: mmsoc, socket or supertweeteval "
-                              "(see 'mmsoc tasks --suite SUITE')."),
-    model: str = typer.Option(..., "--model", help="Hub id or local folder of an image-text-to-text model, "
-                              "or a backend: 'random', 'text-baseline' (frozen MiniLM + logistic regression), "
-                              "'text-baseline:ID_OR_DIR' (fine-tune that sequence classifier), 'openai:NAME' "
-                              "(NAME on the OpenAI-compatible server at --api-base)."),
-    out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl, config.json, metrics.json. "
-                             "Rerunning the same command resumes it."),
+    suite: str = typer.Option(
+        "mmsoc",
+        "--suite",
+        help="Suite the tasks belong to: mmsoc, socket or supertweeteval (see 'mmsoc tasks --suite SUITE').",
+    ),
+    model: str = typer.Option(
+        ...,
+        "--model",
+        help="Hub id or local folder of an image-text-to-text model, "
+        "or a backend: 'random', 'text-baseline' (frozen MiniLM + logistic regression), "
+        "'text-baseline:ID_OR_DIR' (fine-tune that sequence classifier), 'openai:NAME' "
+        "(NAME on the OpenAI-compatible server at --api-base).",
+    ),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        help="Run folder: predictions.jsonl, config.json, metrics.json. Rerunning the same command resumes it.",
+    ),
     data: str = options.DATA,
     split: str = typer.Option("test", "--split", help="Split to evaluate."),
     batch_size: int = options.REQUEST_BATCH,
@@ -53,19 +63,41 @@ def eval_command(
     prompts_file: Optional[Path] = options.PROMPTS_FILE,
     fast_metrics: bool = typer.Option(False, "--fast-metrics", help="Skip BERTScore and embedding similarity."),
     progress: bool = options.PROGRESS,
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="URL of an OpenAI-compatible server for "
-                                           "--model openai:NAME, e.g. http://localhost:8000/v1 (vLLM, SGLang); "
-                                           "the key comes from $MMSOC_API_KEY or $OPENAI_API_KEY."),
-    concurrency: int = typer.Option(8, "--concurrency", min=1, help="Server calls in flight at once (openai "
-                                    "backend; at most --batch-size are, so raise both together)."),
-    request_timeout: float = typer.Option(600.0, "--request-timeout", min=1.0, help="Seconds a server call may "
-                                          "take before it is retried (openai backend)."),
-    retries: int = typer.Option(6, "--retries", min=0, help="Retries of a server call that timed out, could not "
-                                "connect or got 408/409/429/5xx, with exponential backoff (openai backend)."),
+    api_base: Optional[str] = typer.Option(
+        None,
+        "--api-base",
+        help="URL of an OpenAI-compatible server for "
+        "--model openai:NAME, e.g. http://localhost:8000/v1 (vLLM, SGLang); "
+        "the key comes from $MMSOC_API_KEY or $OPENAI_API_KEY.",
+    ),
+    concurrency: int = typer.Option(
+        8,
+        "--concurrency",
+        min=1,
+        help="Server calls in flight at once (openai backend; at most --batch-size are, so raise both together).",
+    ),
+    request_timeout: float = typer.Option(
+        600.0,
+        "--request-timeout",
+        min=1.0,
+        help="Seconds a server call may take before it is retried (openai backend).",
+    ),
+    retries: int = typer.Option(
+        6,
+        "--retries",
+        min=0,
+        help="Retries of a server call that timed out, could not "
+        "connect or got 408/409/429/5xx, with exponential backoff (openai backend).",
+    ),
     text_length: options.TextLength = 128,
-    threads: Optional[int] = typer.Option(None, "--threads", min=1, help="torch threads per process (default: "
-                                          "$OMP_NUM_THREADS if set, else the CPUs this process may use, shared "
-                                          "among the run's processes on this machine, at most 8); in runtime.json."),
+    threads: Optional[int] = typer.Option(
+        None,
+        "--threads",
+        min=1,
+        help="torch threads per process (default: "
+        "$OMP_NUM_THREADS if set, else the CPUs this process may use, shared "
+        "among the run's processes on this machine, at most 8); in runtime.json.",
+    ),
 ) -> None:
     """Evaluate MODEL on the tasks of a suite (MM-Soc by default), logging every prediction and writing metrics.json."""
     from mmsoc.models.base import GenerationSettings
@@ -80,14 +112,40 @@ def eval_command(
     overrides = load_prompt_overrides(prompts_file, model) if prompts_file else None
     prompts = resolve_prompts(tasks, prompt_version, overrides)
     data_id = data if data == "sample" or data.startswith("hf://") or data == "hub" else str(Path(data).resolve())
-    config = RunConfig.create(settings, None if greedy else _seeds(seeds), model=model, tasks=tasks,
-                              data=data_id, split=split, adapter=adapter, dtype=dtype,
-                              prompt_version={t: v for t, (_, v) in prompts.items()}, text_length=text_length)
-    options = ModelOptions(data=data_id, dtype=dtype, device=device, adapter=adapter, api_base=api_base,
-                           concurrency=concurrency, timeout=request_timeout, retries=retries)
-    metrics = run_eval(config, out, lambda: make_model(model, options), prompts=prompts, batch_size=batch_size,
-                       limit=limit, progress=progress, fast_metrics=fast_metrics, modalities=modalities(model),
-                       threads=threads)
+    config = RunConfig.create(
+        settings,
+        None if greedy else _seeds(seeds),
+        model=model,
+        tasks=tasks,
+        data=data_id,
+        split=split,
+        adapter=adapter,
+        dtype=dtype,
+        prompt_version={t: v for t, (_, v) in prompts.items()},
+        text_length=text_length,
+    )
+    options = ModelOptions(
+        data=data_id,
+        dtype=dtype,
+        device=device,
+        adapter=adapter,
+        api_base=api_base,
+        concurrency=concurrency,
+        timeout=request_timeout,
+        retries=retries,
+    )
+    metrics = run_eval(
+        config,
+        out,
+        lambda: make_model(model, options),
+        prompts=prompts,
+        batch_size=batch_size,
+        limit=limit,
+        progress=progress,
+        fast_metrics=fast_metrics,
+        modalities=modalities(model),
+        threads=threads,
+    )
     if metrics:
         _print_summary(metrics)
 
@@ -103,6 +161,11 @@ def _print_summary(metrics: dict) -> None:
         headline = get_task(task).headline
         value = entry["metrics"].get(headline)
         success = entry["success_rate"]
-        table.add_row(task, str(entry["n"]), "-" if success is None else f"{success:.3f}",
-                      f"{entry['success_rate_lenient']:.3f}", f"{headline} {value:.4f}" if value is not None else "-")
+        table.add_row(
+            task,
+            str(entry["n"]),
+            "-" if success is None else f"{success:.3f}",
+            f"{entry['success_rate_lenient']:.3f}",
+            f"{headline} {value:.4f}" if value is not None else "-",
+        )
     Console().print(table)

@@ -12,9 +12,9 @@ from mmsoc.core.cli import Adapter, BatchSize, Device, Dtype, Limit, Progress, S
 app = commands()
 
 
-
-def _load(tasks: tuple[str, ...], data: str, split: str, limit: int | None,
-          text_length: int | None = None) -> tuple[list, list[dict]]:
+def _load(
+    tasks: tuple[str, ...], data: str, split: str, limit: int | None, text_length: int | None = None
+) -> tuple[list, list[dict]]:
     """Examples of every task, with the loaders' per-item problems as rows (task, id, problem; news texts
     cut to ``text_length`` words, None: the paper's default)."""
     from mmsoc.tasks.data import LoadOptions, load_examples
@@ -49,27 +49,38 @@ def finetune(
     data: str = options.DATA,
     split: str = typer.Option("train", "--split", help="Split to train on."),
     limit: Limit = None,
-    explanations: Path | None = typer.Option(None, "--explanations", help="Teacher explanations: a run folder "
-                                             "of 'mmsoc explain' or a JSONL file (id, explanation); targets "
-                                             "become 'ANSWER Explanation: ...'."),
+    explanations: Path | None = typer.Option(
+        None,
+        "--explanations",
+        help="Teacher explanations: a run folder "
+        "of 'mmsoc explain' or a JSONL file (id, explanation); targets "
+        "become 'ANSWER Explanation: ...'.",
+    ),
     epochs: int = typer.Option(1, "--epochs", min=1, help="Passes over the training items."),
     batch_size: int = typer.Option(16, "--batch-size", min=1, help="Examples per optimizer step (all processes)."),
-    micro_batch_size: int = typer.Option(4, "--micro-batch-size", min=1,
-                                         help="Examples per forward pass; gradients accumulate up to --batch-size."),
+    micro_batch_size: int = typer.Option(
+        4, "--micro-batch-size", min=1, help="Examples per forward pass; gradients accumulate up to --batch-size."
+    ),
     learning_rate: float = typer.Option(2e-4, "--lr", min=0.0, help="Peak learning rate."),
     warmup_ratio: float = typer.Option(0.03, "--warmup-ratio", min=0.0, max=1.0, help="Share of steps warming up."),
     weight_decay: float = typer.Option(0.0, "--weight-decay", min=0.0, help="AdamW weight decay."),
     max_steps: int | None = typer.Option(None, "--max-steps", min=1, help="Stop after this many optimizer steps."),
     save_every: int = typer.Option(0, "--save-every", min=0, help="Checkpoint every N optimizer steps (0: never)."),
-    resume: bool = typer.Option(False, "--resume", help="Continue from the newest checkpoint in --out (the same "
-                                "configuration only; a different one is refused)."),
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Continue from the newest checkpoint in --out (the same configuration only; a different one is refused).",
+    ),
     seed: Seed = 0,
     precision: str = typer.Option("auto", "--precision", help="auto (bf16 where the GPU supports it), bf16 or no."),
     rank: int = typer.Option(8, "--lora-rank", min=1, help="LoRA rank r."),
     alpha: int = typer.Option(16, "--lora-alpha", min=1, help="LoRA scaling alpha."),
     dropout: float = typer.Option(0.05, "--lora-dropout", min=0.0, max=1.0, help="Dropout on the LoRA input."),
-    target_modules: str = typer.Option("q_proj,k_proj,v_proj,o_proj", "--target-modules",
-                                       help="Comma-separated names of language-model linear layers to adapt."),
+    target_modules: str = typer.Option(
+        "q_proj,k_proj,v_proj,o_proj",
+        "--target-modules",
+        help="Comma-separated names of language-model linear layers to adapt.",
+    ),
     max_target_tokens: int = typer.Option(256, "--max-target-tokens", min=2, help="Longest target kept (tokens)."),
     prompt_version: str | None = options.PROMPT_VERSION,
     prompts_file: Path | None = options.PROMPTS_FILE,
@@ -93,30 +104,49 @@ def finetune(
     from mmsoc.tasks import parse_task_list
 
     lora = LoraSettings(rank, alpha, dropout, tuple(m.strip() for m in target_modules.split(",") if m.strip()))
-    settings = TrainSettings(epochs, batch_size, micro_batch_size, learning_rate, warmup_ratio, weight_decay,
-                             max_steps=max_steps, save_every=save_every, seed=seed, precision=precision,
-                             max_target_tokens=max_target_tokens)
+    settings = TrainSettings(
+        epochs,
+        batch_size,
+        micro_batch_size,
+        learning_rate,
+        warmup_ratio,
+        weight_decay,
+        max_steps=max_steps,
+        save_every=save_every,
+        seed=seed,
+        precision=precision,
+        max_target_tokens=max_target_tokens,
+    )
     task_ids = parse_task_list(tasks)
     prompts = _prompts(task_ids, model, prompt_version, prompts_file)
     examples, problems = _load(task_ids, data, split, limit, text_length)
     table = read_explanations(explanations) if explanations else None
     training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table)
-    meta = {"tasks": list(task_ids), "data": data, "split": split, "limit": limit, "text_length": text_length,
-            "prompt_version": {t: v for t, (_, v) in prompts.items()},
-            "explanations": str(explanations) if explanations else None,
-            "explained": sum(item.explained for item in training.items),
-            "skipped": len(problems) + len(training.problems)}
+    meta = {
+        "tasks": list(task_ids),
+        "data": data,
+        "split": split,
+        "limit": limit,
+        "text_length": text_length,
+        "prompt_version": {t: v for t, (_, v) in prompts.items()},
+        "explanations": str(explanations) if explanations else None,
+        "explained": sum(item.explained for item in training.items),
+        "skipped": len(problems) + len(training.problems),
+    }
     check_out_dir(out, resume, run_identity(lora, settings, training.items, meta))  # before loading the model
     dtype = "bfloat16" if resolve_precision(precision) == "bf16" else "float32"
     state = process_state()
     base, processor, family = load_hf_model(model, dtype)
-    result = train_lora(base, processor, family, training.items, out, lora, settings, resume=resume, meta=meta,
-                        progress=progress)
+    result = train_lora(
+        base, processor, family, training.items, out, lora, settings, resume=resume, meta=meta, progress=progress
+    )
     if not state.is_main_process:
         return
     if problems or training.problems:
-        write_jsonl(out / "problems.jsonl", problems + [{"task": p["task"], "id": p["id"], "problem": p["reason"]}
-                                                        for p in training.problems])
+        write_jsonl(
+            out / "problems.jsonl",
+            problems + [{"task": p["task"], "id": p["id"], "problem": p["reason"]} for p in training.problems],
+        )
     last = f", last loss {result.losses[-1]:.4f}" if result.losses else ""
     typer.echo(f"adapter: {result.adapter_dir} ({result.steps} steps on {len(training.items)} items{last})")
 
@@ -125,9 +155,13 @@ def finetune(
 def explain(
     model: str = typer.Option(..., "--model", help="Teacher: any --model accepted by 'mmsoc eval'."),
     task: str = typer.Option(..., "--task", help="Task id or comma-separated ids with labels to explain."),
-    out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl (one explanation per item, for "
-                             "'mmsoc finetune --explanations'), config.json, problems.jsonl. Rerunning the same "
-                             "command resumes it; a different configuration is refused."),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        help="Run folder: predictions.jsonl (one explanation per item, for "
+        "'mmsoc finetune --explanations'), config.json, problems.jsonl. Rerunning the same "
+        "command resumes it; a different configuration is refused.",
+    ),
     data: str = options.DATA,
     split: str = typer.Option("train", "--split", help="Split whose gold labels are explained."),
     limit: Limit = None,
@@ -151,19 +185,33 @@ def explain(
     examples, problems = _load(task_ids, data, split, limit)
     backend = make_model(model, ModelOptions(data, dtype, device, adapter))
     meta = {"model": model, "adapter": adapter, "tasks": list(task_ids), "data": data, "split": split, "dtype": dtype}
-    summary = write_explanations(backend, examples, out, _settings(greedy, max_new_tokens, top_p, temperature),
-                                 seed, batch_size, progress, meta, problems)
-    typer.echo(f"{out}: {summary.written} written, {summary.already_done} already there, "
-               f"{len(summary.problems)} skipped")
+    summary = write_explanations(
+        backend,
+        examples,
+        out,
+        _settings(greedy, max_new_tokens, top_p, temperature),
+        seed,
+        batch_size,
+        progress,
+        meta,
+        problems,
+    )
+    typer.echo(
+        f"{out}: {summary.written} written, {summary.already_done} already there, {len(summary.problems)} skipped"
+    )
 
 
 @app.command("self-improve")
 def self_improve(
     task: str = typer.Option(..., "--task", help="Task id."),
     model: str = typer.Option(..., "--model", help="Any --model accepted by 'mmsoc eval'."),
-    out: Path = typer.Option(..., "--out", help="Run folder: predictions.jsonl (one row per item and round), "
-                             "config.json, metrics.json, problems.jsonl, similarity.png. Rerunning the same command "
-                             "resumes it; a different configuration is refused."),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        help="Run folder: predictions.jsonl (one row per item and round), "
+        "config.json, metrics.json, problems.jsonl, similarity.png. Rerunning the same command "
+        "resumes it; a different configuration is refused.",
+    ),
     rounds: int = typer.Option(6, "--rounds", min=1, help="Answer rounds (the paper's: 6)."),
     data: str = options.DATA,
     split: str = typer.Option("test", "--split", help="Split to use."),
@@ -174,8 +222,9 @@ def self_improve(
     max_new_tokens: int = options.MAX_NEW_TOKENS,
     top_p: float = options.TOP_P,
     temperature: float = options.TEMPERATURE,
-    text_encoder: str | None = typer.Option(None, "--text-encoder", help="Model for BERTScore and sentence "
-                                               "cosine (default: the bundled all-MiniLM-L6-v2)."),
+    text_encoder: str | None = typer.Option(
+        None, "--text-encoder", help="Model for BERTScore and sentence cosine (default: the bundled all-MiniLM-L6-v2)."
+    ),
     adapter: Adapter = None,
     dtype: Dtype = "float32",
     device: Device = "auto",
@@ -189,17 +238,29 @@ def self_improve(
     from mmsoc.tasks import parse_task_list
 
     (task_id,) = parse_task_list(task)
-    (instruction, version), = _prompts((task_id,), model, prompt_version, prompts_file).values()
+    ((instruction, version),) = _prompts((task_id,), model, prompt_version, prompts_file).values()
     examples, problems = _load((task_id,), data, split, limit)
     backend = make_model(model, ModelOptions(data, dtype, device, adapter))
-    metrics = run_self_improve(backend, examples, instruction, version, out, rounds,
-                               _settings(greedy, max_new_tokens, top_p, temperature), seed, batch_size,
-                               text_encoder, meta={"model": model, "adapter": adapter, "data": data,
-                                                   "split": split, "limit": limit, "dtype": dtype},
-                               progress=progress, problems=problems)
+    metrics = run_self_improve(
+        backend,
+        examples,
+        instruction,
+        version,
+        out,
+        rounds,
+        _settings(greedy, max_new_tokens, top_p, temperature),
+        seed,
+        batch_size,
+        text_encoder,
+        meta={"model": model, "adapter": adapter, "data": data, "split": split, "limit": limit, "dtype": dtype},
+        progress=progress,
+        problems=problems,
+    )
     for row in metrics["adjacent"]:
-        typer.echo(f"rounds {row['from']}->{row['to']}: " + ", ".join(f"{k} {row[k]:.3f}" for k in
-                                                                      ("bertscore", "sentence_cosine", "bigram")))
+        typer.echo(
+            f"rounds {row['from']}->{row['to']}: "
+            + ", ".join(f"{k} {row[k]:.3f}" for k in ("bertscore", "sentence_cosine", "bigram"))
+        )
 
 
 @app.command("merge-adapter")

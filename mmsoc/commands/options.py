@@ -19,6 +19,12 @@ DEVICE = typer.Option("auto", "--device", help="Device (cpu, cuda, cuda:1, ...);
 PROMPT_VERSION = typer.Option(None, "--prompt-version", help="Prompt table version (default: latest).")
 PROMPTS_FILE = typer.Option(None, "--prompts", help="JSON/YAML file of task id -> prompt overrides.")
 PROGRESS = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
-TextLength = Annotated[int, typer.Option(
-    "--text-length", min=0, help="Words of a news text kept (misinformation; MM-Soc's truncate_input with "
-    "--text_input_length 128, the paper's default); 0 keeps the whole text.")]
+TextLength = Annotated[
+    int,
+    typer.Option(
+        "--text-length",
+        min=0,
+        help="Words of a news text kept (misinformation; MM-Soc's truncate_input with "
+        "--text_input_length 128, the paper's default); 0 keeps the whole text.",
+    ),
+]

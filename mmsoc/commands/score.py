@@ -14,26 +14,55 @@ app = commands()
 
 @app.command()
 def score(
-    predictions: Path = typer.Option(..., "--predictions", help="The predictions: for --format rows a JSONL or CSV "
-                                     "file with id, prediction and reference per row (tagging: a list or a "
-                                     "comma-separated string); see --format for the others."),
-    out: Path = typer.Option(..., "--out", help="Folder for metrics.json, score_info.json (how they were computed, "
-                             "intervals, skipped rows) and, for a suite's files, averages.json."),
+    predictions: Path = typer.Option(
+        ...,
+        "--predictions",
+        help="The predictions: for --format rows a JSONL or CSV "
+        "file with id, prediction and reference per row (tagging: a list or a "
+        "comma-separated string); see --format for the others.",
+    ),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        help="Folder for metrics.json, score_info.json (how they were computed, "
+        "intervals, skipped rows) and, for a suite's files, averages.json.",
+    ),
     task: Optional[str] = typer.Option(None, "--task", help="Task id (see 'mmsoc tasks'); needed by --format rows."),
-    format: str = typer.Option("rows", "--format", help="rows (default), socket-tsv (a SocKET predict.py TSV, "
-                               "several tasks) or supertweeteval-lines (one prediction per line, a file or a folder "
-                               "of files named after their tasks)."),
-    data: Optional[str] = typer.Option(None, "--data", help="Where the gold values are, for files of predictions "
-                                       "only (supertweeteval-lines): a folder in the suite's layout or 'sample'."),
-    parser: str = typer.Option("official", "--parser", help="Suite formats: read answers as the suite's official "
-                               "script does (official) or with the lenient reader (lenient)."),
-    penalize_missing: bool = typer.Option(False, "--penalize-missing", help="socket-tsv: replace each missing answer "
-                                          "by a seeded random wrong class (regression: 0) instead of dropping it."),
-    text_encoder: str = typer.Option("default", "--text-encoder", help="Sentence-transformers model id or folder "
-                                     "for BERTScore and embedding similarity (default: the bundled all-MiniLM-L6-v2)."),
+    format: str = typer.Option(
+        "rows",
+        "--format",
+        help="rows (default), socket-tsv (a SocKET predict.py TSV, "
+        "several tasks) or supertweeteval-lines (one prediction per line, a file or a folder "
+        "of files named after their tasks).",
+    ),
+    data: Optional[str] = typer.Option(
+        None,
+        "--data",
+        help="Where the gold values are, for files of predictions "
+        "only (supertweeteval-lines): a folder in the suite's layout or 'sample'.",
+    ),
+    parser: str = typer.Option(
+        "official",
+        "--parser",
+        help="Suite formats: read answers as the suite's official "
+        "script does (official) or with the lenient reader (lenient).",
+    ),
+    penalize_missing: bool = typer.Option(
+        False,
+        "--penalize-missing",
+        help="socket-tsv: replace each missing answer "
+        "by a seeded random wrong class (regression: 0) instead of dropping it.",
+    ),
+    text_encoder: str = typer.Option(
+        "default",
+        "--text-encoder",
+        help="Sentence-transformers model id or folder "
+        "for BERTScore and embedding similarity (default: the bundled all-MiniLM-L6-v2).",
+    ),
     no_embeddings: bool = typer.Option(False, "--no-embeddings", help="Skip BERTScore and embedding similarity."),
-    bootstrap: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap replicates for the 95% intervals "
-                                  "in score_info.json (0: none)."),
+    bootstrap: int = typer.Option(
+        1000, "--bootstrap", min=0, help="Bootstrap replicates for the 95% intervals in score_info.json (0: none)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap resampling."),
 ) -> None:
     """Score a predictions file and write OUT/metrics.json and OUT/score_info.json.
@@ -55,10 +84,11 @@ def score(
     request = ScoreRequest(predictions, task, data, parser, penalize_missing)
     chosen.check(request)
     rows = chosen.read(request)
-    scored = {name: _score_task(name, part, text_encoder, no_embeddings, bootstrap, seed)
-              for name, part in rows.items()}
+    scored = {
+        name: _score_task(name, part, text_encoder, no_embeddings, bootstrap, seed) for name, part in rows.items()
+    }
     if chosen.view is None:
-        (name, (metrics, info)), = scored.items()
+        ((name, (metrics, info)),) = scored.items()
         write_json(out / "metrics.json", json_safe(metrics))
         write_json(out / "score_info.json", json_safe({"task": name, "predictions": predictions.name, **info}))
         _echo(info["skipped_rows"], metrics, info)
@@ -67,19 +97,33 @@ def score(
     summary = chosen.averages(entries) if chosen.averages else {}
     write_json(out / "metrics.json", json_safe({short_name(name): entry for name, entry in entries.items()}))
     write_json(out / "averages.json", json_safe(summary))
-    write_json(out / "score_info.json", json_safe({
-        "format": format, "predictions": predictions.name, "parser": parser, "penalize_missing": penalize_missing,
-        "tasks": {short_name(name): {"all_metrics": metrics, **info} for name, (metrics, info) in scored.items()}}))
+    write_json(
+        out / "score_info.json",
+        json_safe(
+            {
+                "format": format,
+                "predictions": predictions.name,
+                "parser": parser,
+                "penalize_missing": penalize_missing,
+                "tasks": {
+                    short_name(name): {"all_metrics": metrics, **info} for name, (metrics, info) in scored.items()
+                },
+            }
+        ),
+    )
     for name, entry in entries.items():
         typer.echo(f"{short_name(name)}: {_values(entry)}")
     typer.echo("averages: " + " ".join(f"{key}={value}" for key, value in json_safe(summary).items()))
-    merged = {"methods": {k: v for _, info in scored.values() for k, v in info["methods"].items()},
-              "info": {k: v for _, info in scored.values() for k, v in info["info"].items() if isinstance(v, str)}}
+    merged = {
+        "methods": {k: v for _, info in scored.values() for k, v in info["methods"].items()},
+        "info": {k: v for _, info in scored.values() for k, v in info["info"].items() if isinstance(v, str)},
+    }
     _echo([line for _, info in scored.values() for line in info["skipped_rows"]], None, merged)
 
 
-def _score_task(task: str, rows: Any, text_encoder: str, fast: bool, bootstrap: int,
-                seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def _score_task(
+    task: str, rows: Any, text_encoder: str, fast: bool, bootstrap: int, seed: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """A task's metrics and how they were computed (intervals, methods, notes, skipped rows)."""
     import numpy as np
 
@@ -88,24 +132,35 @@ def _score_task(task: str, rows: Any, text_encoder: str, fast: bool, bootstrap: 
     from mmsoc.tasks import get_task, score_task_averaged
 
     kind = get_task(task).kind
-    metrics, parts = score_task_averaged(task, rows.predictions, rows.references, rows.ids,
-                                         text_encoder=text_encoder, fast=fast)
+    metrics, parts = score_task_averaged(
+        task, rows.predictions, rows.references, rows.ids, text_encoder=text_encoder, fast=fast
+    )
     pooled = "" in parts
     intervals = {}
     if bootstrap:
         draws = {name: resample_counts(part.metrics["n"], bootstrap, seed) for name, part in parts.items()}
-        intervals = {key: percentile_interval(np.mean([replicate_values(part.stats[key], draws[name])
-                                                       for name, part in parts.items()], axis=0))
-                     for key in next(iter(parts.values())).stats}
+        intervals = {
+            key: percentile_interval(
+                np.mean([replicate_values(part.stats[key], draws[name]) for name, part in parts.items()], axis=0)
+            )
+            for key in next(iter(parts.values())).stats
+        }
     methods = {key: find_metric(kind, key).describe() if key != "n" else "number of items scored" for key in metrics}
     info = {name: {k: v for k, v in part.info.items() if k != "macro_labels"} for name, part in parts.items()}
     return metrics, {
-        "n": len(rows.ids), "skipped_rows": rows.skipped, "info": info[""] if pooled else info,
-        **({} if pooled else {"averaged_over": list(parts),
-                              "per_dataset": {name: part.metrics for name, part in parts.items()}}),
-        "intervals": {"method": f"95% percentile bootstrap over items, {bootstrap} replicates, seed {seed}"
-                                + ("" if pooled else ", items resampled within each dataset"),
-                      "values": intervals},
+        "n": len(rows.ids),
+        "skipped_rows": rows.skipped,
+        "info": info[""] if pooled else info,
+        **(
+            {}
+            if pooled
+            else {"averaged_over": list(parts), "per_dataset": {name: part.metrics for name, part in parts.items()}}
+        ),
+        "intervals": {
+            "method": f"95% percentile bootstrap over items, {bootstrap} replicates, seed {seed}"
+            + ("" if pooled else ", items resampled within each dataset"),
+            "values": intervals,
+        },
         "methods": methods,
     }
 

@@ -30,6 +30,13 @@ def tasks(suite: str = typer.Option("mmsoc", "--suite", help="mmsoc, socket or s
     for spec in specs:
         kind = kind_of(spec)
         labels = ", ".join(spec.labels) if len(spec.labels) <= MAX_LABELS else f"{len(spec.labels)} labels"
-        table.add_row(short_name(spec.id), spec.dataset, getattr(kind, "task_type", spec.kind), spec.category or "-",
-                      labels or "-", spec.headline, ", ".join(metric_keys(spec.kind)))
+        table.add_row(
+            short_name(spec.id),
+            spec.dataset,
+            getattr(kind, "task_type", spec.kind),
+            spec.category or "-",
+            labels or "-",
+            spec.headline,
+            ", ".join(metric_keys(spec.kind)),
+        )
     Console(width=200).print(table)

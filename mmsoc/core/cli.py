@@ -24,8 +24,7 @@ EXPECTED_ERRORS = (UsageError, InputError, OSError, KeyError, ValueError)
 
 def make_app(name: str, help: str, parts: Sequence[typer.Typer]) -> typer.Typer:
     """A typer app made of the commands of ``parts`` (each command module's own ``app``)."""
-    app = typer.Typer(name=name, help=help, no_args_is_help=True, add_completion=False,
-                      pretty_exceptions_enable=False)
+    app = typer.Typer(name=name, help=help, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
     def root() -> None:
         # Weight-loading progress bars are noise on a command line (results go to stdout, notes to stderr).

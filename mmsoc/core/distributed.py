@@ -25,7 +25,8 @@ WORLD_SIZE_VARIABLES = ("WORLD_SIZE", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_C
 def launched() -> bool:
     """Whether a launcher started this process as one of a group (accelerate's own test for it)."""
     return os.environ.get("LOCAL_RANK") is not None or any(
-        int(os.environ.get(name) or 1) > 1 for name in WORLD_SIZE_VARIABLES)
+        int(os.environ.get(name) or 1) > 1 for name in WORLD_SIZE_VARIABLES
+    )
 
 
 def local_processes() -> int:

@@ -62,6 +62,7 @@ def _named(err: OSError, path: Path) -> OSError:
 # the same target removes it, but only when its process is gone and nobody holds its lock, so a
 # concurrent writer's temporary is never touched.
 
+
 def _temp_prefix(target: Path) -> str:
     return f".{target.name}.{os.getpid()}-"
 
@@ -283,8 +284,9 @@ def read_jsonl(path: str | os.PathLike, skip_bad: bool = False) -> Iterator[tupl
         raise _named(err, Path(path)) from None
 
 
-def _parse_lines(handle: Any, path: str | os.PathLike,
-                 skip_bad: bool) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
+def _parse_lines(
+    handle: Any, path: str | os.PathLike, skip_bad: bool
+) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
     for number, raw in enumerate(handle, start=1):
         line = decode_line(raw, path, number)
         if not line.strip():
@@ -316,18 +318,20 @@ def read_text(path: str | os.PathLike) -> str:
         data = Path(path).read_bytes()
     except OSError as err:
         raise _named(err, Path(path)) from None
-    data = data[len(codecs.BOM_UTF8):] if data.startswith(codecs.BOM_UTF8) else data
+    data = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
         line_start = data.rfind(b"\n", 0, err.start) + 1
-        raise _not_utf8(path, data.count(b"\n", 0, err.start) + 1, err.start - line_start + 1,
-                        data[err.start]) from None
+        raise _not_utf8(
+            path, data.count(b"\n", 0, err.start) + 1, err.start - line_start + 1, data[err.start]
+        ) from None
 
 
 def _not_utf8(path: str | os.PathLike, line: int, column: int, byte: int) -> InputError:
-    return InputError(path, f"not UTF-8 text (byte {column} of the line is {byte:#04x}); save the file as UTF-8",
-                      line=line)
+    return InputError(
+        path, f"not UTF-8 text (byte {column} of the line is {byte:#04x}); save the file as UTF-8", line=line
+    )
 
 
 class JsonlAppender:

@@ -64,11 +64,16 @@ class RunFolder:
             found = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as err:
             raise InputError(path, f"invalid JSON ({err.msg})", line=err.lineno) from None
-        diffs = [f"{key}: {found.get(key)!r} there, {config[key]!r} now" for key in config
-                 if found.get(key) != config[key] and not (key in growable and _grows(found.get(key), config[key]))]
+        diffs = [
+            f"{key}: {found.get(key)!r} there, {config[key]!r} now"
+            for key in config
+            if found.get(key) != config[key] and not (key in growable and _grows(found.get(key), config[key]))
+        ]
         if diffs:
-            raise RunFolderError(f"{path} belongs to a different run ({'; '.join(diffs)}); "
-                                 "pass another --out folder, or delete this one to start over")
+            raise RunFolderError(
+                f"{path} belongs to a different run ({'; '.join(diffs)}); "
+                "pass another --out folder, or delete this one to start over"
+            )
         return True
 
     def claim(self, config: dict[str, Any], growable: Sequence[str] = ()) -> None:
@@ -87,8 +92,9 @@ class RunFolder:
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise RunFolderError(f"{self.path} is in use by another run; wait for it to finish or "
-                                     "pass another --out folder") from None
+                raise RunFolderError(
+                    f"{self.path} is in use by another run; wait for it to finish or pass another --out folder"
+                ) from None
             try:
                 yield
             finally:
@@ -138,8 +144,9 @@ class RunFolder:
         return rows
 
     # summaries ------------------------------------------------------------------------------
-    def write_problems(self, problems: Sequence[dict[str, Any]],
-                       fields: Sequence[str] = ("task", "id", "problem")) -> None:
+    def write_problems(
+        self, problems: Sequence[dict[str, Any]], fields: Sequence[str] = ("task", "id", "problem")
+    ) -> None:
         unique = {tuple(str(p.get(f)) for f in fields): p for p in problems}
         write_jsonl(self.path / PROBLEMS, [unique[k] for k in sorted(unique)])
 

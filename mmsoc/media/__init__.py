@@ -14,10 +14,20 @@ if TYPE_CHECKING:
     from mmsoc.media.transcript import Cue, TranscriptEncoder, parse_subtitles, read_subtitles
     from mmsoc.media.video import VideoEncoder
 
-_HOMES = {"AudioEncoder": "audio", "Encoder": "base", "EncoderSpec": "base", "MediaError": "base",
-          "CachedEncoder": "cache", "FeatureCache": "cache", "default_cache_dir": "cache", "Cue": "transcript",
-          "TranscriptEncoder": "transcript", "parse_subtitles": "transcript", "read_subtitles": "transcript",
-          "VideoEncoder": "video"}
+_HOMES = {
+    "AudioEncoder": "audio",
+    "Encoder": "base",
+    "EncoderSpec": "base",
+    "MediaError": "base",
+    "CachedEncoder": "cache",
+    "FeatureCache": "cache",
+    "default_cache_dir": "cache",
+    "Cue": "transcript",
+    "TranscriptEncoder": "transcript",
+    "parse_subtitles": "transcript",
+    "read_subtitles": "transcript",
+    "VideoEncoder": "video",
+}
 MODALITIES = {"video": "VideoEncoder", "audio": "AudioEncoder", "transcript": "TranscriptEncoder"}
 """Modality -> the name of its encoder class."""
 
@@ -33,6 +43,18 @@ def build_encoder(spec: EncoderSpec, **runtime) -> Encoder:
     return __getattr__(MODALITIES[spec.modality])(spec.model, **spec.settings, **runtime)
 
 
-__all__ = ["AudioEncoder", "CachedEncoder", "Cue", "Encoder", "EncoderSpec", "FeatureCache", "MediaError",
-           "TranscriptEncoder", "VideoEncoder", "build_encoder", "default_cache_dir", "parse_subtitles",
-           "read_subtitles"]
+__all__ = [
+    "AudioEncoder",
+    "CachedEncoder",
+    "Cue",
+    "Encoder",
+    "EncoderSpec",
+    "FeatureCache",
+    "MediaError",
+    "TranscriptEncoder",
+    "VideoEncoder",
+    "build_encoder",
+    "default_cache_dir",
+    "parse_subtitles",
+    "read_subtitles",
+]

@@ -25,8 +25,15 @@ class AudioEncoder(Encoder):
 
     modality = "audio"
 
-    def __init__(self, model: str = LOGMEL, sample_rate: int = 16000, n_mels: int = 64, hop_ms: float = 20.0,
-                 max_seconds: float | None = 60.0, device: str = "cpu"):
+    def __init__(
+        self,
+        model: str = LOGMEL,
+        sample_rate: int = 16000,
+        n_mels: int = 64,
+        hop_ms: float = 20.0,
+        max_seconds: float | None = 60.0,
+        device: str = "cpu",
+    ):
         mel = {"n_mels": n_mels, "hop_ms": hop_ms} if model == LOGMEL else {}
         super().__init__(model, sample_rate=sample_rate, max_seconds=max_seconds, **mel)
         self.device = device
@@ -37,8 +44,9 @@ class AudioEncoder(Encoder):
             import torchaudio
 
             hop = int(self.settings["sample_rate"] * self.settings["hop_ms"] / 1000)
-            mel = torchaudio.transforms.MelSpectrogram(self.settings["sample_rate"], n_fft=4 * hop, hop_length=hop,
-                                                       n_mels=self.settings["n_mels"])
+            mel = torchaudio.transforms.MelSpectrogram(
+                self.settings["sample_rate"], n_fft=4 * hop, hop_length=hop, n_mels=self.settings["n_mels"]
+            )
             return mel, None
         from transformers import AutoFeatureExtractor, AutoModel
 

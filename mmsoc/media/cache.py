@@ -99,7 +99,7 @@ class CachedEncoder:
             else:
                 self.hits += 1
         for start in range(0, len(todo), batch_size):
-            chunk = todo[start:start + batch_size]
+            chunk = todo[start : start + batch_size]
             for (k, entry), result in zip(chunk, self.encoder.encode_files([paths[k] for k, _ in chunk])):
                 if not isinstance(result, MediaError):
                     self.cache.put(entry, result)

@@ -63,8 +63,12 @@ class Clip:
     def metadata(self) -> dict[str, Any]:
         """transformers' ``video_metadata`` for frames sampled uniformly over the clip: T frames at T/seconds fps."""
         n = len(self.frames)
-        return {"total_num_frames": n, "fps": n / self.seconds if self.seconds > 0 else 1.0,
-                "frames_indices": list(range(n)), "duration": self.seconds}
+        return {
+            "total_num_frames": n,
+            "fps": n / self.seconds if self.seconds > 0 else 1.0,
+            "frames_indices": list(range(n)),
+            "duration": self.seconds,
+        }
 
 
 class MediaStore:
@@ -73,8 +77,15 @@ class MediaStore:
     ``decoded`` counts files really decoded by this store; ``disk_hits`` those read from the cache.
     """
 
-    def __init__(self, cache: FeatureCache | None = None, num_frames: int | None = 8, fps: float | None = None,
-                 sample_rate: int = 16000, max_audio_seconds: float | None = None, memory: int = 64):
+    def __init__(
+        self,
+        cache: FeatureCache | None = None,
+        num_frames: int | None = 8,
+        fps: float | None = None,
+        sample_rate: int = 16000,
+        max_audio_seconds: float | None = None,
+        memory: int = 64,
+    ):
         cache = cache or FeatureCache()
         self.frames = CachedEncoder(FrameSampler(num_frames, fps), cache)
         self.audio = CachedEncoder(WaveformSampler(sample_rate, max_audio_seconds), cache)

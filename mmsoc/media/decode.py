@@ -46,8 +46,9 @@ def frame_indices(n_total: int, source_fps: float, num_frames: int | None, fps: 
     return np.unique(np.linspace(0, n_total - 1, num=num_frames or 8).round().astype(np.int64))
 
 
-def read_frames(path: str | Path, num_frames: int | None = 8, fps: float | None = None,
-                frames_fps: float = 3.0) -> np.ndarray:
+def read_frames(
+    path: str | Path, num_frames: int | None = 8, fps: float | None = None, frames_fps: float = 3.0
+) -> np.ndarray:
     """Sampled RGB frames (n, H, W, 3) uint8 of a video file or a folder of frame images.
 
     A folder's images are taken in sorted file-name order at ``frames_fps`` (3 fps in Social-IQ 2.0).
@@ -135,8 +136,12 @@ def read_audio(path: str | Path, sample_rate: int = 16000, max_seconds: float | 
         import soundfile as sf
 
         try:
-            data, rate = sf.read(str(path), dtype="float32", always_2d=True,
-                                 frames=-1 if max_seconds is None else int(max_seconds * sf.info(str(path)).samplerate))
+            data, rate = sf.read(
+                str(path),
+                dtype="float32",
+                always_2d=True,
+                frames=-1 if max_seconds is None else int(max_seconds * sf.info(str(path)).samplerate),
+            )
         except (RuntimeError, sf.LibsndfileError) as err:
             raise MediaError(path, f"cannot read audio ({err})") from None
         wave = data.mean(axis=1)

@@ -30,12 +30,20 @@ class FrameEmbedder:
     embeddings (part of the video encoder's cache key); the model loads on first use.
     """
 
-    def __init__(self, model: str = "ViT-B-32", pretrained: str | None = "openai", normalize: bool = True,
-                 batch_size: int = 32, device: str = "cpu"):
+    def __init__(
+        self,
+        model: str = "ViT-B-32",
+        pretrained: str | None = "openai",
+        normalize: bool = True,
+        batch_size: int = 32,
+        device: str = "cpu",
+    ):
         hf = model.startswith(HF_PREFIX) or _is_hf_folder(model)
         self.model = model
-        self.settings: dict[str, Any] = {"pretrained": None if hf or Path(model).is_dir() else pretrained,
-                                         "normalize": normalize}
+        self.settings: dict[str, Any] = {
+            "pretrained": None if hf or Path(model).is_dir() else pretrained,
+            "normalize": normalize,
+        }
         self.backend = "transformers" if hf else "open_clip"
         self.batch_size, self.device = batch_size, device
 
@@ -53,10 +61,15 @@ class FrameEmbedder:
             import open_clip
 
             name = f"local-dir:{self.model}" if Path(self.model).is_dir() else self.model
-            with loading("frame encoder", self.label, self.fetch_hint(), "use local weights (an open_clip folder or "
-                         "checkpoint file) or none (random weights)"):
+            with loading(
+                "frame encoder",
+                self.label,
+                self.fetch_hint(),
+                "use local weights (an open_clip folder or checkpoint file) or none (random weights)",
+            ):
                 model, _, transform = open_clip.create_model_and_transforms(
-                    name, pretrained=self.settings["pretrained"])
+                    name, pretrained=self.settings["pretrained"]
+                )
             preprocess = lambda images: torch.stack([transform(im) for im in images])
         return model.eval().to(self.device), preprocess
 
@@ -70,7 +83,7 @@ class FrameEmbedder:
         """How to get this open_clip model's pretrained weights onto the machine."""
         import open_clip
 
-        repo = (open_clip.get_pretrained_cfg(self.model, self.settings["pretrained"] or "").get("hf_hub") or "")
+        repo = open_clip.get_pretrained_cfg(self.model, self.settings["pretrained"] or "").get("hf_hub") or ""
         return hub_fetch(repo.strip("/")) if repo else "download its checkpoint file on a machine with network"
 
     @torch.inference_mode()
@@ -79,7 +92,7 @@ class FrameEmbedder:
         model, preprocess = self._model
         out = []
         for start in range(0, len(images), self.batch_size):
-            chunk = images[start:start + self.batch_size]
+            chunk = images[start : start + self.batch_size]
             batch = [im if isinstance(im, Image.Image) else Image.fromarray(im) for im in chunk]
             pixels = preprocess(batch).to(self.device)
             if self.backend == "transformers":

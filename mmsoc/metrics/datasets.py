@@ -24,7 +24,8 @@ def mean_over_datasets(scores: Sequence[dict[str, float | int]]) -> dict[str, fl
     missing); ``n`` is the total number of items."""
     keys = [key for key in scores[0] if key != "n"]
     out: dict[str, float | int] = {
-        key: float(np.mean([np.nan if s.get(key) is None else s[key] for s in scores])) for key in keys}
+        key: float(np.mean([np.nan if s.get(key) is None else s[key] for s in scores])) for key in keys
+    }
     if all("n" in s for s in scores):
         out["n"] = int(sum(s["n"] for s in scores))
     return out

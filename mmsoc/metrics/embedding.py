@@ -51,8 +51,9 @@ def bertscore(predictions: Sequence[str], references: Sequence[str], model: str 
     keep = [i for i, (p, r) in enumerate(zip(predictions, references)) if p.strip() and r.strip()]
     if keep:
         with torch.inference_mode():
-            _, _, scores = _scorer(model, layers).score([predictions[i] for i in keep], [references[i] for i in keep],
-                                                        batch_size=BERTSCORE_BATCH)
+            _, _, scores = _scorer(model, layers).score(
+                [predictions[i] for i in keep], [references[i] for i in keep], batch_size=BERTSCORE_BATCH
+            )
         f1[keep] = scores.double().numpy()
     return mean_stat(f1), f"{encoder_name(model)}, layer {layers}, no idf, no baseline rescaling"
 

@@ -63,7 +63,7 @@ def _codes(texts: Sequence[str], n: int, fill: int) -> np.ndarray:
     codes = np.full((len(texts), width), fill, dtype=np.int64)
     codes[:, : n - 1] = PAD
     for row, text in enumerate(texts):
-        codes[row, n - 1: n - 1 + len(text)] = np.fromiter(map(ord, text), dtype=np.int64, count=len(text))
+        codes[row, n - 1 : n - 1 + len(text)] = np.fromiter(map(ord, text), dtype=np.int64, count=len(text))
     return codes
 
 
@@ -74,7 +74,7 @@ def _distances(sources: list[str], targets: list[str], n: int) -> np.ndarray:
     src = _codes(sources, n, fill=-2)
     tgt = _codes(targets, n, fill=-3)
     width = src.shape[1] - n + 1  # source positions i = 1..width
-    shifted = [src[:, ni: ni + width] for ni in range(n)]  # sa[i - 1 + ni]
+    shifted = [src[:, ni : ni + width] for ni in range(n)]  # sa[i - 1 + ni]
     columns = np.arange(width + 1, dtype=np.float64)
     previous = np.broadcast_to(columns, (len(sources), width + 1)).copy()
     candidate = np.empty_like(previous)

@@ -21,8 +21,9 @@ from mmsoc.metrics.ngrams import TokenTable, clipped_matches
 _NO_MATCH_LOG = math.log(sys.float_info.min)
 
 
-def statistics(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]],
-               max_order: int = 4) -> np.ndarray:
+def statistics(
+    hypotheses: Sequence[Sequence[str]], references: Sequence[Sequence[str]], max_order: int = 4
+) -> np.ndarray:
     """Per pair of token lists (one reference each), shape (n, 2 + 2 * max_order): hypothesis length,
     reference length, clipped matches of orders 1..max_order, NLTK's precision denominators."""
     table = TokenTable(list(hypotheses) + list(references))
@@ -38,8 +39,8 @@ def statistics(hypotheses: Sequence[Sequence[str]], references: Sequence[Sequenc
 def corpus_bleu(sums: np.ndarray, order: int, max_order: int = 4) -> np.ndarray:
     """BLEU-``order`` (uniform weights ``1/order`` over orders 1..order) from summed statistics (B, k)."""
     hyp_len, ref_len = sums[:, 0], sums[:, 1]
-    matches = sums[:, 2: 2 + order]
-    denominators = sums[:, 2 + max_order: 2 + max_order + order]
+    matches = sums[:, 2 : 2 + order]
+    denominators = sums[:, 2 + max_order : 2 + max_order + order]
     with np.errstate(divide="ignore", invalid="ignore"):
         logs = np.where(matches > 0, np.log(matches / denominators), _NO_MATCH_LOG)
         penalty = np.where(hyp_len > ref_len, 1.0, np.where(hyp_len == 0, 0.0, np.exp(1 - ref_len / hyp_len)))

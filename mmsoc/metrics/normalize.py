@@ -6,7 +6,12 @@ import unicodedata
 from collections.abc import Sequence
 
 QUOTE_PAIRS: tuple[tuple[str, str], ...] = (
-    ('"', '"'), ("'", "'"), ("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"), ("`", "`"),
+    ('"', '"'),
+    ("'", "'"),
+    ("\u201c", "\u201d"),
+    ("\u2018", "\u2019"),
+    ("\u00ab", "\u00bb"),
+    ("`", "`"),
 )
 """Enclosing quote pairs removed by :func:`normalize_ocr` (straight, curly, guillemets, backticks)."""
 

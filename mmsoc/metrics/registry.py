@@ -63,8 +63,9 @@ class MetricGroup:
 
 
 GROUPS: Registry[MetricGroup] = Registry("metric group")
-GROUPS.discover("mmsoc.metrics.catalog", lambda module: [(module.GROUP.name, module.GROUP)]
-                if hasattr(module, "GROUP") else [])
+GROUPS.discover(
+    "mmsoc.metrics.catalog", lambda module: [(module.GROUP.name, module.GROUP)] if hasattr(module, "GROUP") else []
+)
 
 
 def groups_for(kind: str, fast: bool = False) -> list[MetricGroup]:
@@ -95,8 +96,9 @@ def all_keys() -> list[str]:
 
 
 def lower_is_better() -> frozenset[str]:
-    return frozenset(metric.key for _, group in GROUPS.items() for metric in group.metrics
-                     if not metric.higher_is_better)
+    return frozenset(
+        metric.key for _, group in GROUPS.items() for metric in group.metrics if not metric.higher_is_better
+    )
 
 
 def run_groups(kind: str, data: Any, fast: bool = False) -> GroupResult:

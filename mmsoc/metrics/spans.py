@@ -14,7 +14,7 @@ def longest_common_substring(text: str, span: str) -> str:
     from difflib import SequenceMatcher
 
     match = SequenceMatcher(None, text, span, autojunk=False).find_longest_match(0, len(text), 0, len(span))
-    return text[match.a:match.a + match.size].strip()
+    return text[match.a : match.a + match.size].strip()
 
 
 def snapped_spans(text: str, candidates: Sequence[str]) -> list[str]:

@@ -57,8 +57,9 @@ def _error_rate(sums: np.ndarray) -> np.ndarray:
 def error_rate_stat(errors: Sequence[float], reference_lengths: Sequence[float]) -> ItemStat:
     """Total errors over total reference length (corpus WER / CER); jiwer's rule when that length
     is 0: the rate is the number of errors (insertions)."""
-    return ItemStat(np.column_stack([np.asarray(errors, np.float64), np.asarray(reference_lengths, np.float64)]),
-                    _error_rate)
+    return ItemStat(
+        np.column_stack([np.asarray(errors, np.float64), np.asarray(reference_lengths, np.float64)]), _error_rate
+    )
 
 
 def _macro_prf(tp: np.ndarray, predicted: np.ndarray, actual: np.ndarray) -> dict[str, np.ndarray]:
@@ -70,8 +71,11 @@ def _macro_prf(tp: np.ndarray, predicted: np.ndarray, actual: np.ndarray) -> dic
     def average(values: np.ndarray) -> np.ndarray:
         return _divide(np.where(present, values, 0.0).sum(-1), count, 0.0)
 
-    return {"macro_precision": average(_divide(tp, predicted, 0.0)), "macro_recall": average(_divide(tp, actual, 0.0)),
-            "macro_f1": average(_divide(2 * tp, predicted + actual, 0.0))}
+    return {
+        "macro_precision": average(_divide(tp, predicted, 0.0)),
+        "macro_recall": average(_divide(tp, actual, 0.0)),
+        "macro_f1": average(_divide(2 * tp, predicted + actual, 0.0)),
+    }
 
 
 def confusion_stats(true_idx: np.ndarray, pred_idx: np.ndarray, n_labels: int) -> dict[str, ItemStat]:
@@ -116,7 +120,7 @@ def multilabel_stats(true: np.ndarray, pred: np.ndarray) -> dict[str, ItemStat]:
     k = true.shape[1]
 
     def prf(key: str) -> Reducer:
-        return lambda sums: _macro_prf(sums[:, :k], sums[:, k:2 * k], sums[:, 2 * k:])[key]
+        return lambda sums: _macro_prf(sums[:, :k], sums[:, k : 2 * k], sums[:, 2 * k :])[key]
 
     return {key: ItemStat(values, prf(key)) for key in ("macro_precision", "macro_recall", "macro_f1")}
 

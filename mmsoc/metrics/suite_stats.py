@@ -16,8 +16,9 @@ def masked(stat: ItemStat, keep: np.ndarray) -> ItemStat:
     return ItemStat(stat.values * np.asarray(keep, dtype=np.float64)[:, None], stat.reduce)
 
 
-def macro_f1_stat(true_idx: np.ndarray, pred_idx: np.ndarray, n_labels: int,
-                  keep: np.ndarray | None = None) -> ItemStat:
+def macro_f1_stat(
+    true_idx: np.ndarray, pred_idx: np.ndarray, n_labels: int, keep: np.ndarray | None = None
+) -> ItemStat:
     """scikit-learn's macro-F1 (labels present in gold or prediction, zero_division=0) over the kept items
     (NaN when none is kept); a prediction index outside ``0..n_labels-1`` is no class (an error for the gold
     class)."""

@@ -39,8 +39,9 @@ def edit_rates(predictions: Sequence[str], references: Sequence[str]) -> dict[st
     """
     ref_words, hyp_words = wer_default(list(references)), wer_default(list(predictions))
     vocab: dict[str, int] = {}
-    ref_ids, hyp_ids = ([[vocab.setdefault(w, len(vocab)) for w in words] for words in side]
-                        for side in (ref_words, hyp_words))
+    ref_ids, hyp_ids = (
+        [[vocab.setdefault(w, len(vocab)) for w in words] for words in side] for side in (ref_words, hyp_words)
+    )
     ref_chars, hyp_chars = (["".join(chars) for chars in cer_default(list(side))] for side in (references, predictions))
     return {"wer": _edit_stat(ref_ids, hyp_ids), "cer": _edit_stat(ref_chars, hyp_chars)}
 
@@ -57,8 +58,10 @@ def bleu(predictions: Sequence[str], references: Sequence[str]) -> dict[str, Ite
     """
     top = max(BLEU_ORDERS)
     stats = nltk_bleu.statistics([p.split() for p in predictions], [r.split() for r in references], top)
-    return {f"bleu{n}": ItemStat(stats, functools.partial(nltk_bleu.corpus_bleu, order=n, max_order=top))
-            for n in BLEU_ORDERS}
+    return {
+        f"bleu{n}": ItemStat(stats, functools.partial(nltk_bleu.corpus_bleu, order=n, max_order=top))
+        for n in BLEU_ORDERS
+    }
 
 
 def bleu_sacrebleu(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:

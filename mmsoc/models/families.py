@@ -9,8 +9,12 @@ from mmsoc.models.base import Audio, Image, Part, Text, Video
 
 Family = Literal["llava", "blip2", "instructblip", "generic"]
 
-_FAMILIES: dict[str, Family] = {"llava": "llava", "blip-2": "blip2", "instructblip": "instructblip",
-                                 "instructblipvideo": "instructblip"}
+_FAMILIES: dict[str, Family] = {
+    "llava": "llava",
+    "blip-2": "blip2",
+    "instructblip": "instructblip",
+    "instructblipvideo": "instructblip",
+}
 
 IMAGE_TOKEN = "<image>"
 
@@ -43,8 +47,10 @@ _CHAT_TYPES = {Image: "image", Video: "video", Audio: "audio"}
 
 def chat_content(parts: Sequence[Part]) -> list[dict[str, str]]:
     """Content parts in the chat-template format (``{"type": "image"}``, ``{"type": "text", ...}``)."""
-    return [{"type": "text", "text": part.text} if isinstance(part, Text) else {"type": _CHAT_TYPES[type(part)]}
-            for part in parts]
+    return [
+        {"type": "text", "text": part.text} if isinstance(part, Text) else {"type": _CHAT_TYPES[type(part)]}
+        for part in parts
+    ]
 
 
 def format_prompt(family: Family, processor: Any, parts: Sequence[Part]) -> str:
@@ -60,5 +66,6 @@ def format_prompt(family: Family, processor: Any, parts: Sequence[Part]) -> str:
         return f"Question: {text_of(parts)} Answer:"
     if family == "instructblip":
         return text_of(parts)
-    return processor.apply_chat_template([{"role": "user", "content": chat_content(parts)}],
-                                         add_generation_prompt=True, tokenize=False)
+    return processor.apply_chat_template(
+        [{"role": "user", "content": chat_content(parts)}], add_generation_prompt=True, tokenize=False
+    )

@@ -8,8 +8,9 @@ from typing import Any
 import torch
 
 
-def continuation_logliks(model: Any, batch: Any, targets: Sequence[Sequence[int]], pad_id: int | None,
-                         encoder_decoder: bool = False) -> list[float]:
+def continuation_logliks(
+    model: Any, batch: Any, targets: Sequence[Sequence[int]], pad_id: int | None, encoder_decoder: bool = False
+) -> list[float]:
     """Sum over each target's tokens of log p(token | prompt, earlier target tokens), one per row.
 
     ``batch`` holds right-padded prompts (``input_ids``, ``attention_mask`` and whatever else the
@@ -29,8 +30,11 @@ def continuation_logliks(model: Any, batch: Any, targets: Sequence[Sequence[int]
             lengths = mask.sum(1).tolist()
             rows = [ids[i, :n].tolist() + list(t) for i, (n, t) in enumerate(zip(lengths, targets))]
             width = max(len(r) for r in rows)
-            extended = {key: _extend(value, lengths, targets, width) for key, value in inputs.items()
-                        if torch.is_tensor(value) and value.shape[:2] == ids.shape}
+            extended = {
+                key: _extend(value, lengths, targets, width)
+                for key, value in inputs.items()
+                if torch.is_tensor(value) and value.shape[:2] == ids.shape
+            }
             inputs.update(extended)
             inputs["input_ids"] = _pad(rows, pad, ids.device, width)
             inputs["attention_mask"] = _pad([[1] * len(r) for r in rows], 0, ids.device, width)
@@ -52,7 +56,7 @@ def _pad(rows: Sequence[Sequence[int]], value: int, device: Any, width: int | No
     width = width or max((len(r) for r in rows), default=0)
     out = torch.full((len(rows), width), value, dtype=torch.long)
     for i, row in enumerate(rows):
-        out[i, :len(row)] = torch.tensor(list(row), dtype=torch.long)
+        out[i, : len(row)] = torch.tensor(list(row), dtype=torch.long)
     return out.to(device)
 
 

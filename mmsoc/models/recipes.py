@@ -73,8 +73,13 @@ RECIPES: dict[str, MediaRecipe] = {
     "instructblipvideo": MediaRecipe("video", video_kwarg="images", num_frames=4, images=False),
     "qwen2_audio": MediaRecipe(None, audio=True, images=False),
     "qwen2_5_omni_thinker": MediaRecipe("video", audio=True, fps_kwarg=True, video_kwargs=QWEN_CAP),
-    "qwen2_5_omni": MediaRecipe("video", audio=True, fps_kwarg=True, video_kwargs=QWEN_CAP,
-                                model_class="Qwen2_5OmniThinkerForConditionalGeneration"),
+    "qwen2_5_omni": MediaRecipe(
+        "video",
+        audio=True,
+        fps_kwarg=True,
+        video_kwargs=QWEN_CAP,
+        model_class="Qwen2_5OmniThinkerForConditionalGeneration",
+    ),
 }
 """Families checked one by one (see the module docstring); SmolVLM's processor needs the ``num2words`` package."""
 
@@ -95,10 +100,18 @@ def recipe_for(config: Any, processor: Any = None, video_as: str | None = None) 
 
 
 def _from_processor(processor: Any) -> MediaRecipe:
-    video = ("video" if getattr(processor, "video_processor", None) is not None
-             else "frames" if getattr(processor, "image_processor", None) is not None else None)
-    return MediaRecipe(video, audio=getattr(processor, "feature_extractor", None) is not None,
-                       images=getattr(processor, "image_processor", None) is not None)
+    video = (
+        "video"
+        if getattr(processor, "video_processor", None) is not None
+        else "frames"
+        if getattr(processor, "image_processor", None) is not None
+        else None
+    )
+    return MediaRecipe(
+        video,
+        audio=getattr(processor, "feature_extractor", None) is not None,
+        images=getattr(processor, "image_processor", None) is not None,
+    )
 
 
 def model_class(config: Any, recipe: MediaRecipe) -> Any:
@@ -120,8 +133,11 @@ def describe(model_id_or_dir: str, video_as: str | None = None) -> MediaRecipe:
 
     try:
         config = AutoConfig.from_pretrained(model_id_or_dir)
-        processor = None if config.model_type in RECIPES and video_as is None else \
-            AutoProcessor.from_pretrained(model_id_or_dir)
+        processor = (
+            None
+            if config.model_type in RECIPES and video_as is None
+            else AutoProcessor.from_pretrained(model_id_or_dir)
+        )
     except (OSError, ValueError) as err:
         raise OSError(f"cannot load model {model_id_or_dir!r} (a local folder or a reachable hub id): {err}") from err
     return recipe_for(config, processor, video_as)

@@ -73,8 +73,9 @@ class ModelEntry:
 
 
 BACKENDS: Registry[ModelEntry] = Registry("model backend")
-BACKENDS.discover("mmsoc.models.backends", lambda module: [(module.MODEL.name, module.MODEL)]
-                  if hasattr(module, "MODEL") else [])
+BACKENDS.discover(
+    "mmsoc.models.backends", lambda module: [(module.MODEL.name, module.MODEL)] if hasattr(module, "MODEL") else []
+)
 
 
 def resolve(model: str) -> tuple[ModelEntry, str]:

@@ -33,7 +33,8 @@ class PerRowSampler(LogitsProcessor):
         for warper in self.warpers:
             scores = warper(input_ids, scores)
         probs = torch.softmax(scores.float(), dim=-1)
-        picks = torch.cat([torch.multinomial(row, 1, generator=gen)
-                           for row, gen in zip(probs, self._rows(scores.device))])
+        picks = torch.cat(
+            [torch.multinomial(row, 1, generator=gen) for row, gen in zip(probs, self._rows(scores.device))]
+        )
         masked = torch.full_like(scores, float("-inf"))
         return masked.scatter_(1, picks[:, None], 0.0)  # type: ignore[return-value]

@@ -49,7 +49,7 @@ def grid_image(frames: np.ndarray) -> np.ndarray:
     out = np.zeros((rows * h, cols * w, c), dtype=frames.dtype)
     for k, frame in enumerate(frames):
         r, col = divmod(k, cols)
-        out[r * h:(r + 1) * h, col * w:(col + 1) * w] = frame
+        out[r * h : (r + 1) * h, col * w : (col + 1) * w] = frame
     return out
 
 
@@ -90,8 +90,14 @@ def prepare(request: Request, recipe: MediaRecipe, store: MediaStore) -> Prepare
     return out
 
 
-def processor_inputs(processor: Any, family: Family, recipe: MediaRecipe, store: MediaStore,
-                     requests: Sequence[Request], padding_side: str = "left") -> Any:
+def processor_inputs(
+    processor: Any,
+    family: Family,
+    recipe: MediaRecipe,
+    store: MediaStore,
+    requests: Sequence[Request],
+    padding_side: str = "left",
+) -> Any:
     """The processor's batch for ``requests`` (prompts padded on ``padding_side``), on the CPU."""
     prepared = [prepare(request, recipe, store) for request in requests]
     prompts = [format_prompt(family, processor, p.parts) for p in prepared]

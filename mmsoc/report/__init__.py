@@ -17,8 +17,17 @@ from mmsoc.report.render import to_html, to_markdown
 from mmsoc.report.runs import Run, load_runs
 from mmsoc.report.sources import Sources, load_sources
 
-__all__ = ["Report", "ReportSettings", "Run", "Sources", "build_report", "json_safe", "load_runs", "load_sources",
-           "write_report"]
+__all__ = [
+    "Report",
+    "ReportSettings",
+    "Run",
+    "Sources",
+    "build_report",
+    "json_safe",
+    "load_runs",
+    "load_sources",
+    "write_report",
+]
 
 
 def json_safe(obj: object) -> object:
@@ -32,8 +41,12 @@ def json_safe(obj: object) -> object:
     return obj
 
 
-def write_report(run_dirs: list[str | Path], out: str | Path, settings: ReportSettings,
-                 advance: Callable[[str], None] = lambda _: None) -> Report:
+def write_report(
+    run_dirs: list[str | Path],
+    out: str | Path,
+    settings: ReportSettings,
+    advance: Callable[[str], None] = lambda _: None,
+) -> Report:
     """Load the folders, build the report and write report.json, report.md and report.html into ``out``."""
     sources = load_sources(list(run_dirs))
     if not (sources.mmsoc or sources.desiq or sources.arena):

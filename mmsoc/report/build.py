@@ -12,8 +12,9 @@ from sklearn.metrics import confusion_matrix
 from mmsoc import __version__
 from mmsoc.metrics.datasets import dataset_rows
 from mmsoc.metrics.labels import INVALID, canonical_label
-from mmsoc.metrics.registry import all_keys, metrics_for
+from mmsoc.metrics.registry import all_keys
 from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
+from mmsoc.report.methods import methods, metric_order
 from mmsoc.report.runs import Run, RunRow
 from mmsoc.runners.summary import success_rates
 from mmsoc.tasks import TaskScores, get_task, kind_of, score_task_detailed, task_ids
@@ -29,17 +30,6 @@ class ReportSettings:
     confidence: float = 0.95
     text_encoder: str | None = None
     fast: bool = False
-
-
-SUCCESS_METHODS = {
-    "success_rate": "share of responses in the requested format (the paper's success rate), by the task kind's "
-                    "strict parser: classification the label or answer word alone (case and punctuation aside), "
-                    "tagging every comma-separated part a known topic, OCR text in double quotes, generation any "
-                    "text; pooled over seeds; empty when the prediction log does not record strict validity",
-    "success_rate_lenient": "share of responses the lenient parser could read (classification: one label stated in "
-                            "the opening words; tagging: at least one known topic; OCR: the response without quotes); "
-                            "these answers are what the metrics score",
-}
 
 
 @dataclass
@@ -94,30 +84,50 @@ def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[s
                 if cell is not None:
                     cells[task][run.name] = cell
     tasks = [task for task in tasks if cells[task]]
-    report = Report({
-        "generator": f"mmsoc {__version__}",
-        "settings": {"bootstrap_replicates": settings.n_boot, "seed": settings.seed, "confidence": settings.confidence,
-                     "interval": "percentile bootstrap, items resampled with replacement; for runs with several "
-                                 "seeds, seeds resampled too and the metric averaged over the drawn seeds"},
-        "runs": [_run_summary(run, tasks) for run in runs],
-        "tasks": [_task_entry(task, cells[task], settings, [r.name for r in runs if r.name not in cells[task]])
-                  for task in tasks],
-        "confusion": {task: {name: _confusion(task, run_cell) for name, run_cell in cells[task].items()}
-                      for task in tasks if kind_of(task).confusion},
-        "aggregates": {run.name: _aggregates({t: cells[t][run.name] for t in tasks if run.name in cells[t]})
-                       for run in runs},
-        "comparisons": [_compare(a.name, b.name, task, cells[task][a.name], cells[task][b.name], settings)
-                        for a, b in itertools.combinations(runs, 2) for task in tasks
-                        if a.name in cells[task] and b.name in cells[task]],
-    })
+    report = Report(
+        {
+            "generator": f"mmsoc {__version__}",
+            "settings": {
+                "bootstrap_replicates": settings.n_boot,
+                "seed": settings.seed,
+                "confidence": settings.confidence,
+                "interval": "percentile bootstrap, items resampled with replacement; for runs with several "
+                "seeds, seeds resampled too and the metric averaged over the drawn seeds",
+            },
+            "runs": [_run_summary(run, tasks) for run in runs],
+            "tasks": [
+                _task_entry(task, cells[task], settings, [r.name for r in runs if r.name not in cells[task]])
+                for task in tasks
+            ],
+            "confusion": {
+                task: {name: _confusion(task, run_cell) for name, run_cell in cells[task].items()}
+                for task in tasks
+                if kind_of(task).confusion
+            },
+            "aggregates": {
+                run.name: _aggregates({t: cells[t][run.name] for t in tasks if run.name in cells[t]}) for run in runs
+            },
+            "comparisons": [
+                _compare(a.name, b.name, task, cells[task][a.name], cells[task][b.name], settings)
+                for a, b in itertools.combinations(runs, 2)
+                for task in tasks
+                if a.name in cells[task] and b.name in cells[task]
+            ],
+        }
+    )
     report.data["comparisons"] = [c for c in report.data["comparisons"] if c is not None]
     report.data["examples"] = {task: _examples(cells[task]) for task in tasks if get_task(task).kind == "generation"}
-    used = sorted({key for entry in report.data["tasks"] for key in entry["metrics"]} | {"n"}, key=_metric_order)
-    report.data["methods"] = _methods(tasks, used)
+    used = sorted({key for entry in report.data["tasks"] for key in entry["metrics"]} | {"n"}, key=metric_order)
+    report.data["methods"] = methods(tasks, used)
     report.data["notes"] = _notes(cells)
-    report.lengths = {task: {**{name: np.concatenate([s.lengths for s in c.scores]) for name, c in cells[task].items()},
-                             "reference": next(iter(cells[task].values())).scores[0].reference_lengths}
-                      for task in tasks if "length" in next(iter(cells[task].values())).scores[0].stats}
+    report.lengths = {
+        task: {
+            **{name: np.concatenate([s.lengths for s in c.scores]) for name, c in cells[task].items()},
+            "reference": next(iter(cells[task].values())).scores[0].reference_lengths,
+        }
+        for task in tasks
+        if "length" in next(iter(cells[task].values())).scores[0].stats
+    }
     return report
 
 
@@ -133,31 +143,14 @@ def _examples(cells: dict[str, Cell]) -> list[dict]:
     for item in common:
         rows = {name: cell.ids.index(item) for name, cell in cells.items()}
         first = next(iter(cells.values()))
-        out.append({"id": item, "reference": first.references[rows[next(iter(cells))]],
-                    "predictions": {name: cell.parsed[0][rows[name]] for name, cell in cells.items()}})
+        out.append(
+            {
+                "id": item,
+                "reference": first.references[rows[next(iter(cells))]],
+                "predictions": {name: cell.parsed[0][rows[name]] for name, cell in cells.items()},
+            }
+        )
     return out
-
-
-def _metric_order(key: str) -> int:
-    keys = all_keys()
-    return keys.index(key) if key in keys else len(keys)
-
-
-def _methods(tasks: list[str], keys: list[str]) -> dict[str, str]:
-    """How each metric was computed, with the installed version of each package it names; a key whose
-    meaning differs by task kind names each kind's method."""
-    found: dict[str, dict[str, str]] = {}
-    for kind in dict.fromkeys(get_task(task).kind for task in tasks):
-        for metric in metrics_for(kind):
-            found.setdefault(metric.key, {})[kind] = metric.describe()
-    out = {"n": "number of items scored", **SUCCESS_METHODS}
-    keys = list(SUCCESS_METHODS) + keys
-    for key in keys:
-        if key in found:
-            methods = found[key]
-            out[key] = next(iter(methods.values())) if len(set(methods.values())) == 1 else "; ".join(
-                f"{kind}: {method}" for kind, method in methods.items())
-    return {key: out[key] for key in keys if key in out}
 
 
 def _score_cell(run: Run, task: str, settings: ReportSettings) -> Cell | None:
@@ -171,15 +164,27 @@ def _score_cell(run: Run, task: str, settings: ReportSettings) -> Cell | None:
     union = set().union(*(set(rows) for rows in by_seed.values()))
     parsed = [[by_seed[s][i].parsed for i in ids] for s in seeds]
     references = [by_seed[seeds[0]][i].reference for i in ids]
-    scores = [score_task_detailed(task, p, references, text_encoder=settings.text_encoder, fast=settings.fast)
-              for p in parsed]
+    scores = [
+        score_task_detailed(task, p, references, text_encoder=settings.text_encoder, fast=settings.fast) for p in parsed
+    ]
     rows = [row for seed_rows in by_seed.values() for row in seed_rows.values()]
     sources = get_task(task).sources
     datasets = dataset_rows(ids, sources)
     dataset_of = {ids[i]: name for name, part in datasets.items() for i in part}
     by_dataset = {name: _success([row for row in rows if dataset_of.get(row.id) == name]) for name in datasets}
-    return Cell(task, ids, seeds, scores, _success(rows), len(rows), len(union) - len(ids), parsed, references,
-                datasets, by_dataset)
+    return Cell(
+        task,
+        ids,
+        seeds,
+        scores,
+        _success(rows),
+        len(rows),
+        len(union) - len(ids),
+        parsed,
+        references,
+        datasets,
+        by_dataset,
+    )
 
 
 def _success(rows: list[RunRow]) -> dict[str, float | None]:
@@ -189,12 +194,24 @@ def _success(rows: list[RunRow]) -> dict[str, float | None]:
 def _run_summary(run: Run, tasks: list[str]) -> dict:
     keys = ("model", "tasks", "seeds", "greedy", "prompt_version", "data", "split")
     config = {key: run.config.get(key) for key in keys if key in run.config}
-    return {"name": run.name, "path": str(run.path), "config": config, "missing_tasks": run.missing_tasks,
-            "skipped_lines": run.skipped, "duplicate_rows": run.duplicates}
+    return {
+        "name": run.name,
+        "path": str(run.path),
+        "config": config,
+        "missing_tasks": run.missing_tasks,
+        "skipped_lines": run.skipped,
+        "duplicate_rows": run.duplicates,
+    }
 
 
-def _intervals(cell: Cell, rows: np.ndarray, settings: ReportSettings, key: str, seed_offset: int,
-               counts: dict[int, list[np.ndarray]]) -> tuple[float, np.ndarray]:
+def _intervals(
+    cell: Cell,
+    rows: np.ndarray,
+    settings: ReportSettings,
+    key: str,
+    seed_offset: int,
+    counts: dict[int, list[np.ndarray]],
+) -> tuple[float, np.ndarray]:
     """(point value averaged over seeds, bootstrap replicates) of one metric on the rows ``rows``; for a
     task that pools datasets, the mean of each dataset's (items resampled within each dataset).
     ``counts`` keeps the resamples drawn for each number of items (the same ones for every metric)."""
@@ -221,8 +238,12 @@ def _metric_cells(cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dic
         point, replicates = _intervals(cell, rows, settings, key, 1, counts)
         low, high = percentile_interval(replicates, settings.confidence)
         seed_values = _seed_values(cell, rows, key)
-        out[key] = {"value": point, "low": low, "high": high,
-                    "seed_std": float(np.std(seed_values, ddof=1)) if len(seed_values) > 1 else None}
+        out[key] = {
+            "value": point,
+            "low": low,
+            "high": high,
+            "seed_std": float(np.std(seed_values, ddof=1)) if len(seed_values) > 1 else None,
+        }
     return out
 
 
@@ -230,25 +251,45 @@ def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, mis
     spec = get_task(task)
     all_ids = set().union(*(set(cell.ids) for cell in cells.values()))
     keys = [key for key in all_keys() if any(key in cell.metric_keys() for cell in cells.values())]
-    entry = {"task": task, "dataset": spec.dataset, "kind": spec.kind, "headline": spec.headline, "metrics": keys,
-             "items_in_any_run": len(all_ids), "runs_without_task": missing_runs, "runs": {}}
+    entry = {
+        "task": task,
+        "dataset": spec.dataset,
+        "kind": spec.kind,
+        "headline": spec.headline,
+        "metrics": keys,
+        "items_in_any_run": len(all_ids),
+        "runs_without_task": missing_runs,
+        "runs": {},
+    }
     for name, cell in cells.items():
         entry["runs"][name] = {
-            "n": len(cell.ids), "rows": cell.n_rows, "seeds": cell.seeds, **cell.success,
-            "missing_items": len(all_ids) - len(cell.ids), "items_missing_for_some_seeds": cell.partial_items,
-            "metrics": _metric_cells(cell, np.arange(len(cell.ids)), settings), "info": _info_counts(cell.scores)}
+            "n": len(cell.ids),
+            "rows": cell.n_rows,
+            "seeds": cell.seeds,
+            **cell.success,
+            "missing_items": len(all_ids) - len(cell.ids),
+            "items_missing_for_some_seeds": cell.partial_items,
+            "metrics": _metric_cells(cell, np.arange(len(cell.ids)), settings),
+            "info": _info_counts(cell.scores),
+        }
         if cell.datasets:
             entry["runs"][name]["averaged_over"] = list(cell.datasets)
             entry["runs"][name]["per_dataset"] = {
-                dataset: {"n": len(rows), **cell.dataset_success[dataset],
-                          "metrics": _metric_cells(cell, rows, settings)} for dataset, rows in cell.datasets.items()}
+                dataset: {
+                    "n": len(rows),
+                    **cell.dataset_success[dataset],
+                    "metrics": _metric_cells(cell, rows, settings),
+                }
+                for dataset, rows in cell.datasets.items()
+            }
     return entry
 
 
 def _info_counts(scores: list[TaskScores]) -> dict[str, int]:
     """Counts noted while scoring (invalid answers, unknown tags, empty responses), summed over seeds."""
-    return {key: int(sum(s.info[key] for s in scores)) for key, value in scores[0].info.items()
-            if isinstance(value, int)}
+    return {
+        key: int(sum(s.info[key] for s in scores)) for key, value in scores[0].info.items() if isinstance(value, int)
+    }
 
 
 def _confusion(task: str, cell: Cell) -> dict:
@@ -273,8 +314,13 @@ def _aggregates(cells: dict[str, Cell]) -> dict:
         missing += absent
         unified[unit] = None if absent else float(np.mean([_unified(task, cells[task]) for task in members]))
     present = [value for value in unified.values() if value is not None]
-    return {"unified": unified, "members": units, "mean": None if missing else float(np.mean(present)),
-            "mean_of_present": float(np.mean(present)) if present else None, "missing_tasks": missing}
+    return {
+        "unified": unified,
+        "members": units,
+        "mean": None if missing else float(np.mean(present)),
+        "mean_of_present": float(np.mean(present)) if present else None,
+        "missing_tasks": missing,
+    }
 
 
 def _unified(task: str, cell: Cell) -> float:
@@ -296,8 +342,15 @@ def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: Re
         point_b, rep_b = _intervals(b, rows_b, settings, key, 3, counts)
         low, high = percentile_interval(rep_a - rep_b, settings.confidence)
         metrics[key] = {"a": point_a, "b": point_b, "difference": point_a - point_b, "low": low, "high": high}
-    return {"a": name_a, "b": name_b, "task": task, "n_common": len(common),
-            "only_in_a": len(a.ids) - len(common), "only_in_b": len(b.ids) - len(common), "metrics": metrics}
+    return {
+        "a": name_a,
+        "b": name_b,
+        "task": task,
+        "n_common": len(common),
+        "only_in_a": len(a.ids) - len(common),
+        "only_in_b": len(b.ids) - len(common),
+        "metrics": metrics,
+    }
 
 
 def _notes(cells: dict[str, dict[str, Cell]]) -> list[str]:
@@ -306,8 +359,12 @@ def _notes(cells: dict[str, dict[str, Cell]]) -> list[str]:
     for by_run in cells.values():
         for cell in by_run.values():
             info = cell.scores[0].info
-            for key, label in (("normalisation", "OCR"), ("meteor", "METEOR"), ("bertscore", "BERTScore model"),
-                               ("embedding_model", "Embedding-similarity model")):
+            for key, label in (
+                ("normalisation", "OCR"),
+                ("meteor", "METEOR"),
+                ("bertscore", "BERTScore model"),
+                ("embedding_model", "Embedding-similarity model"),
+            ):
                 if key in info and f"{label}: {info[key]}" not in notes:
                     notes.append(f"{label}: {info[key]}")
     return notes

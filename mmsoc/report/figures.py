@@ -29,8 +29,24 @@ def _plt():
 
 def color(k: int) -> str:
     """The colour of the k-th run (tab10, then tab20's lighter shades)."""
-    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
-               "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94"]
+    palette = [
+        "#1f77b4",
+        "#ff7f0e",
+        "#2ca02c",
+        "#d62728",
+        "#9467bd",
+        "#8c564b",
+        "#e377c2",
+        "#7f7f7f",
+        "#bcbd22",
+        "#17becf",
+        "#aec7e8",
+        "#ffbb78",
+        "#98df8a",
+        "#ff9896",
+        "#c5b0d5",
+        "#c49c94",
+    ]
     return palette[k % len(palette)]
 
 
@@ -56,12 +72,27 @@ def _points(ax, y: np.ndarray, points: Sequence[Point | None], colour: str, labe
     values = np.array([p[0] for _, p in keep])
     low = np.array([p[1] if _ok(p[1]) else p[0] for _, p in keep])
     high = np.array([p[2] if _ok(p[2]) else p[0] for _, p in keep])
-    ax.errorbar(values, ys, xerr=np.vstack([np.maximum(values - low, 0), np.maximum(high - values, 0)]), fmt="o",
-                color=colour, capsize=3, markersize=5, label=label)
+    ax.errorbar(
+        values,
+        ys,
+        xerr=np.vstack([np.maximum(values - low, 0), np.maximum(high - values, 0)]),
+        fmt="o",
+        color=colour,
+        capsize=3,
+        markersize=5,
+        label=label,
+    )
 
 
-def dot_rows(title: str, rows: list[str], series: dict[str, list[Point | None]], colours: dict[str, str],
-             xlabel: str, chance: list[float | None] | None = None, unit_range: bool = True) -> Figure:
+def dot_rows(
+    title: str,
+    rows: list[str],
+    series: dict[str, list[Point | None]],
+    colours: dict[str, str],
+    xlabel: str,
+    chance: list[float | None] | None = None,
+    unit_range: bool = True,
+) -> Figure:
     """A dot plot: one band per row, one dot (with its interval) per series inside the band; optional chance
     marks per row. The first row is at the top."""
     plt = _plt()
@@ -88,20 +119,22 @@ def dot_rows(title: str, rows: list[str], series: dict[str, list[Point | None]],
     return Figure(title, to_uri(fig))
 
 
-def metric_panels(title: str, metrics: list[str], series: dict[str, list[Point | None]],
-                  colours: dict[str, str]) -> Figure:
+def metric_panels(
+    title: str, metrics: list[str], series: dict[str, list[Point | None]], colours: dict[str, str]
+) -> Figure:
     """Small multiples: one panel per metric (its own scale), one dot with its interval per run."""
     plt = _plt()
     columns = min(4, max(1, len(metrics)))
     lines = math.ceil(len(metrics) / columns)
     names = list(series)
-    fig, axes = plt.subplots(lines, columns, figsize=(3.3 * columns, 0.3 + lines * (0.5 + 0.24 * len(names))),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        lines, columns, figsize=(3.3 * columns, 0.3 + lines * (0.5 + 0.24 * len(names))), squeeze=False
+    )
     y = np.arange(len(names))[::-1].astype(float)
     for i, metric in enumerate(metrics):
         ax = axes[i // columns][i % columns]
         for k, name in enumerate(names):
-            _points(ax, y[k:k + 1], [series[name][i]], colours[name], None)
+            _points(ax, y[k : k + 1], [series[name][i]], colours[name], None)
         ax.set_title(metric, fontsize="small")
         ax.set_yticks(y, [] if i % columns else names, fontsize="small")
         ax.set_ylim(-0.6, len(names) - 0.4)
@@ -134,8 +167,15 @@ def heatmaps(title: str, matrices: dict[str, dict], data: Table | None = None) -
         values = np.array(matrix["matrix"], dtype=float)
         ax.imshow(values, cmap="Blues", vmin=0, vmax=max(1.0, values.max()), aspect="auto")
         for (r, c), v in np.ndenumerate(values):
-            ax.text(c, r, str(int(v)), ha="center", va="center", fontsize="small",
-                    color="white" if v > values.max() / 2 else "black")
+            ax.text(
+                c,
+                r,
+                str(int(v)),
+                ha="center",
+                va="center",
+                fontsize="small",
+                color="white" if v > values.max() / 2 else "black",
+            )
         ax.set_xticks(range(len(matrix["columns"])), matrix["columns"], rotation=30, ha="right", fontsize="small")
         ax.set_yticks(range(len(matrix["labels"])), matrix["labels"], fontsize="small")
         ax.set_xlabel("prediction", fontsize="small")

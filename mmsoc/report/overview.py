@@ -28,8 +28,11 @@ def summary(data: dict) -> list[dict]:
     rows = []
     for entry in data.get("tasks", []):
         key = entry["headline"]
-        runs = {name: {k: cell["metrics"][key][k] for k in ("value", "low", "high")}
-                for name, cell in entry["runs"].items() if key in cell["metrics"]}
+        runs = {
+            name: {k: cell["metrics"][key][k] for k in ("value", "low", "high")}
+            for name, cell in entry["runs"].items()
+            if key in cell["metrics"]
+        }
         row = {"task": entry["task"], "metric": key, "runs": runs, **_leader(runs)}
         if row.get("runner_up"):
             a, b = row["leader"], row["runner_up"]
@@ -38,25 +41,36 @@ def summary(data: dict) -> list[dict]:
                 comp, flip = comparisons.get((entry["task"], b, a)), True
             if comp is not None and key in comp["metrics"]:
                 d = comp["metrics"][key]
-                diff, low, high = (-d["difference"], -d["high"], -d["low"]) if flip else (
-                    d["difference"], d["low"], d["high"])
-                row.update(difference=diff, low=low, high=high, test="paired bootstrap",
-                           separated=_finite(low) and low > 0)
+                diff, low, high = (
+                    (-d["difference"], -d["high"], -d["low"]) if flip else (d["difference"], d["low"], d["high"])
+                )
+                row.update(
+                    difference=diff, low=low, high=high, test="paired bootstrap", separated=_finite(low) and low > 0
+                )
         rows.append(row)
-    for config in dict.fromkeys(r["config"] for run in data.get("desiq", []) for r in run["results"]
-                                if r["condition"] == DESIQ_HEADLINE):
+    for config in dict.fromkeys(
+        r["config"] for run in data.get("desiq", []) for r in run["results"] if r["condition"] == DESIQ_HEADLINE
+    ):
         runs, chance = {}, None
         for run in data["desiq"]:
             for r in run["results"]:
                 if r["condition"] == DESIQ_HEADLINE and r["config"] == config:
                     runs[run["name"]] = {"value": r["accuracy"], "low": r["ci95"][0], "high": r["ci95"][1]}
                     chance = r["chance"]
-        row = {"task": f"Social-IQ {DESIQ_HEADLINE} {config}", "metric": "accuracy", "runs": runs, "chance": chance,
-               **_leader(runs)}
+        row = {
+            "task": f"Social-IQ {DESIQ_HEADLINE} {config}",
+            "metric": "accuracy",
+            "runs": runs,
+            "chance": chance,
+            **_leader(runs),
+        }
         if row.get("runner_up"):
             lead, second = runs[row["leader"]], runs[row["runner_up"]]
-            row.update(difference=lead["value"] - second["value"], test="non-overlapping 95% intervals",
-                       separated=_finite(lead["low"]) and _finite(second["high"]) and lead["low"] > second["high"])
+            row.update(
+                difference=lead["value"] - second["value"],
+                test="non-overlapping 95% intervals",
+                separated=_finite(lead["low"]) and _finite(second["high"]) and lead["low"] > second["high"],
+            )
         rows.append(row)
     return rows
 
@@ -89,8 +103,11 @@ def position_test(chosen: list[int], gold: list[int]) -> dict:
     expected = [g * total / gold_total for g in gold]
     result = chisquare(chosen, f_exp=expected)
     p = float(result.pvalue)
-    verdict = ("chosen positions differ from the gold positions" if p < ALPHA
-               else "no evidence that chosen positions differ from the gold positions")
+    verdict = (
+        "chosen positions differ from the gold positions"
+        if p < ALPHA
+        else "no evidence that chosen positions differ from the gold positions"
+    )
     sign = "<" if p < ALPHA else ">="
     return {"chi2": float(result.statistic), "p": p, "verdict": f"{verdict} (chi-square, p {sign} {ALPHA})"}
 
@@ -98,9 +115,15 @@ def position_test(chosen: list[int], gold: list[int]) -> dict:
 def desiq_entry(run: DesiqRun) -> dict:
     """A desiq-eval run as the report shows it: the contract's fields, a verdict per result, the position test."""
     results = [{**r, "verdict": chance_verdict(r["ci95"][0], r["ci95"][1], r["chance"])} for r in run.results]
-    return {"name": run.name, "path": str(run.path), "model": run.model, "inputs": run.inputs, "answer": run.answer,
-            "results": results, "position": {**run.position, **position_test(run.position["chosen"],
-                                                                             run.position["gold"])}}
+    return {
+        "name": run.name,
+        "path": str(run.path),
+        "model": run.model,
+        "inputs": run.inputs,
+        "answer": run.answer,
+        "results": results,
+        "position": {**run.position, **position_test(run.position["chosen"], run.position["gold"])},
+    }
 
 
 def arena_entry(ratings: ArenaRatings) -> dict:

@@ -34,8 +34,12 @@ def _md_cell(text: str) -> str:
 
 
 def _md_table(table: Table) -> str:
-    lines = [f"**{_md_cell(table.caption)}**", "", "| " + " | ".join(map(_md_cell, table.header)) + " |",
-             "|" + "---|" * len(table.header)]
+    lines = [
+        f"**{_md_cell(table.caption)}**",
+        "",
+        "| " + " | ".join(map(_md_cell, table.header)) + " |",
+        "|" + "---|" * len(table.header),
+    ]
     lines += ["| " + " | ".join(map(_md_cell, row)) + " |" for row in table.rows]
     return "\n".join(lines)
 
@@ -52,8 +56,13 @@ def to_markdown(blocks: list[Block]) -> str:
         elif isinstance(block, Table):
             out.append(_md_table(block))
         elif isinstance(block, Contents):
-            out.append("**Contents**\n\n" + "\n".join(f"{'  ' * max(0, level - 2)}- [{_link_text(text)}](#{anchor})"
-                                                    for level, text, anchor in block.entries))
+            out.append(
+                "**Contents**\n\n"
+                + "\n".join(
+                    f"{'  ' * max(0, level - 2)}- [{_link_text(text)}](#{anchor})"
+                    for level, text, anchor in block.entries
+                )
+            )
         else:
             out.append(f"*Figure (in report.html): {md_escape(block.title)}*")
             if block.data is not None:
@@ -84,8 +93,7 @@ def _html_table(table: Table) -> str:
     esc = html.escape
     head = "".join(f"<th>{esc(h)}</th>" for h in table.header)
     rows = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in table.rows)
-    return (f"<table><caption>{esc(table.caption)}</caption><thead><tr>{head}</tr></thead>"
-            f"<tbody>{rows}</tbody></table>")
+    return f"<table><caption>{esc(table.caption)}</caption><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
 def to_html(blocks: list[Block]) -> str:
@@ -101,15 +109,24 @@ def to_html(blocks: list[Block]) -> str:
         elif isinstance(block, Table):
             body.append(_html_table(block))
         elif isinstance(block, Contents):
-            items = "".join(f'<li class="level{level}"><a href="#{esc(anchor)}">{esc(text)}</a></li>'
-                            for level, text, anchor in block.entries)
+            items = "".join(
+                f'<li class="level{level}"><a href="#{esc(anchor)}">{esc(text)}</a></li>'
+                for level, text, anchor in block.entries
+            )
             body.append(f'<nav class="toc" aria-label="Contents"><strong>Contents</strong><ul>{items}</ul></nav>')
         else:
-            numbers = (f"<details><summary>numbers</summary>{_html_table(block.data)}</details>"
-                       if block.data is not None else "")
-            body.append(f'<figure><img alt="{esc(block.title)}" src="{esc(block.uri)}"><figcaption>'
-                        f"{esc(block.title)}</figcaption>{numbers}</figure>")
+            numbers = (
+                f"<details><summary>numbers</summary>{_html_table(block.data)}</details>"
+                if block.data is not None
+                else ""
+            )
+            body.append(
+                f'<figure><img alt="{esc(block.title)}" src="{esc(block.uri)}"><figcaption>'
+                f"{esc(block.title)}</figcaption>{numbers}</figure>"
+            )
     title = next((b.text for b in blocks if isinstance(b, Heading) and b.level == 1), "MM-Soc metric report")
-    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
-            f"content=\"width=device-width, initial-scale=1\"><title>{esc(title)}</title>"
-            f"<style>{_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
+        f'content="width=device-width, initial-scale=1"><title>{esc(title)}</title>'
+        f"<style>{_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )

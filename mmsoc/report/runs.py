@@ -113,8 +113,14 @@ def _add_row(rounds: dict[int | None, Run], path: Path, config: dict[str, Any], 
     run = rounds.setdefault(number, Run(path, "", config, {}, round=number))
     valid = bool(obj["valid"])
     strict = obj.get("strict_valid")
-    row = RunRow(str(obj["id"]), 0 if seed is None else seed, obj["parsed"] if valid else None, valid, obj["reference"],
-                 None if strict is None else bool(strict))
+    row = RunRow(
+        str(obj["id"]),
+        0 if seed is None else seed,
+        obj["parsed"] if valid else None,
+        valid,
+        obj["reference"],
+        None if strict is None else bool(strict),
+    )
     by_id = run.rows.setdefault(obj["task"], {}).setdefault(row.seed, {})
     if row.id in by_id:
         run.duplicates += 1

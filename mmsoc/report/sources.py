@@ -119,8 +119,11 @@ def _text(data: dict, key: str, source: Path, where: str = "") -> str:
 
 
 def _counts(value: Any, source: Path, name: str) -> list[int]:
-    if not isinstance(value, list) or not value or not all(
-            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    ):
         raise InputError(source, f"expected a list of counts, got {value!r}", field=name)
     return value
 
@@ -141,20 +144,32 @@ def _desiq(path: Path) -> DesiqRun:
         n = row.get("n")
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise InputError(source, f"expected a count, got {n!r}", field=where + "n")
-        results.append({
-            "condition": _text(row, "condition", source, where), "config": _text(row, "config", source, where),
-            "accuracy": _number(row.get("accuracy"), source, where + "accuracy", optional=True),
-            "chance": _number(row.get("chance"), source, where + "chance"), "n": n,
-            "ci95": [_number(v, source, f"{where}ci95", optional=True) for v in interval],
-            "success_rate": _number(row.get("success_rate"), source, where + "success_rate", optional=True)})
+        results.append(
+            {
+                "condition": _text(row, "condition", source, where),
+                "config": _text(row, "config", source, where),
+                "accuracy": _number(row.get("accuracy"), source, where + "accuracy", optional=True),
+                "chance": _number(row.get("chance"), source, where + "chance"),
+                "n": n,
+                "ci95": [_number(v, source, f"{where}ci95", optional=True) for v in interval],
+                "success_rate": _number(row.get("success_rate"), source, where + "success_rate", optional=True),
+            }
+        )
     position = data.get("position")
     if not isinstance(position, dict):
         raise InputError(source, f"expected an object with chosen and gold, got {position!r}", field="position")
     chosen, gold = (_counts(position.get(key), source, f"position.{key}") for key in ("chosen", "gold"))
     if len(chosen) != len(gold):
         raise InputError(source, f"chosen has {len(chosen)} positions, gold {len(gold)}", field="position")
-    return DesiqRun(path, "", _text(data, "model", source), str(data.get("inputs", "")), str(data.get("answer", "")),
-                    results, {"chosen": chosen, "gold": gold})
+    return DesiqRun(
+        path,
+        "",
+        _text(data, "model", source),
+        str(data.get("inputs", "")),
+        str(data.get("answer", "")),
+        results,
+        {"chosen": chosen, "gold": gold},
+    )
 
 
 def _ratings(path: Path) -> dict[str, Any]:
@@ -168,10 +183,14 @@ def _ratings(path: Path) -> dict[str, Any]:
         where = f"models[{k}]."
         if not isinstance(entry, dict):
             raise InputError(source, "expected an object", field=where[:-1])
-        checked.append({"model": _text(entry, "model", source, where),
-                        "rating": _number(entry.get("rating"), source, where + "rating"),
-                        **{key: _number(entry.get(key), source, where + key, optional=True)
-                           for key in ("lower", "upper")},
-                        "rank": entry.get("rank"), "battles": entry.get("battles")})
+        checked.append(
+            {
+                "model": _text(entry, "model", source, where),
+                "rating": _number(entry.get("rating"), source, where + "rating"),
+                **{key: _number(entry.get(key), source, where + key, optional=True) for key in ("lower", "upper")},
+                "rank": entry.get("rank"),
+                "battles": entry.get("battles"),
+            }
+        )
     elo = data.get("elo") if isinstance(data.get("elo"), dict) else {}
     return {"method": str(data.get("method", "")), "models": checked, "elo": elo, "dropped": data.get("dropped")}

@@ -32,12 +32,19 @@ class RunConfig:
     def create(cls, settings: GenerationSettings, seeds: tuple[int, ...] | None, **fields) -> RunConfig:
         """A config whose generation fields come from ``settings`` (sampling fields None when greedy)."""
         if settings.greedy:
-            return cls(greedy=True, seeds=None, max_new_tokens=settings.max_new_tokens, top_p=None,
-                       temperature=None, **fields)
+            return cls(
+                greedy=True, seeds=None, max_new_tokens=settings.max_new_tokens, top_p=None, temperature=None, **fields
+            )
         if not seeds:
             raise ValueError("sampling needs at least one seed (or use greedy decoding)")
-        return cls(greedy=False, seeds=tuple(seeds), max_new_tokens=settings.max_new_tokens, top_p=settings.top_p,
-                   temperature=settings.temperature, **fields)
+        return cls(
+            greedy=False,
+            seeds=tuple(seeds),
+            max_new_tokens=settings.max_new_tokens,
+            top_p=settings.top_p,
+            temperature=settings.temperature,
+            **fields,
+        )
 
     @property
     def settings(self) -> GenerationSettings:

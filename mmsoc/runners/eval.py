@@ -42,16 +42,18 @@ class WorkItem:
         return self.example.task, self.example.id, self.request.seed
 
 
-def resolve_prompts(tasks: Sequence[str], version: str | None = None,
-                    overrides: dict[str, str] | None = None) -> dict[str, tuple[str, str]]:
+def resolve_prompts(
+    tasks: Sequence[str], version: str | None = None, overrides: dict[str, str] | None = None
+) -> dict[str, tuple[str, str]]:
     """Task -> (instruction text, prompt version) from the task table and optional overrides."""
     from mmsoc.tasks.prompts import prompt_for
 
     return {task: prompt_for(task, version=version, overrides=overrides) for task in tasks}
 
 
-def plan(config: RunConfig, prompts: dict[str, tuple[str, str]],
-         limit: int | None = None) -> tuple[list[WorkItem], list[dict[str, Any]]]:
+def plan(
+    config: RunConfig, prompts: dict[str, tuple[str, str]], limit: int | None = None
+) -> tuple[list[WorkItem], list[dict[str, Any]]]:
     """All work in the canonical order (task, then seed, then example) plus load problems."""
     from mmsoc.tasks import get_task, kind_of
     from mmsoc.tasks.data import LoadOptions, load_examples
@@ -61,8 +63,9 @@ def plan(config: RunConfig, prompts: dict[str, tuple[str, str]],
     for task in config.tasks:
         spec = get_task(task)
         kind = kind_of(spec)
-        loaded = load_examples(task, config.data, split=config.split, limit=limit,
-                               options=LoadOptions(text_length=config.text_length))
+        loaded = load_examples(
+            task, config.data, split=config.split, limit=limit, options=LoadOptions(text_length=config.text_length)
+        )
         problems += [{"task": task, "id": p.id, "problem": str(p)} for p in loaded.problems]
         instruction, version = prompts[task]
         seen: set[str] = set()
@@ -98,11 +101,12 @@ def by_length(items: Sequence[WorkItem], window: int) -> list[WorkItem]:
 
 
 def _batches(items: Sequence[WorkItem], size: int) -> list[Sequence[WorkItem]]:
-    return [items[start:start + size] for start in range(0, len(items), size)]
+    return [items[start : start + size] for start in range(0, len(items), size)]
 
 
-def _answers(model: Model, batches: Sequence[Sequence[WorkItem]], settings: GenerationSettings,
-             problems: list[dict[str, Any]]) -> Iterator[list[tuple[WorkItem, str]]]:
+def _answers(
+    model: Model, batches: Sequence[Sequence[WorkItem]], settings: GenerationSettings, problems: list[dict[str, Any]]
+) -> Iterator[list[tuple[WorkItem, str]]]:
     """Each batch's (item, response) pairs, batch by batch; a model that ``prepare``s gets batch k+1
     prepared on a background thread while batch k generates."""
     if not isinstance(model, Prepares):
@@ -110,6 +114,7 @@ def _answers(model: Model, batches: Sequence[Sequence[WorkItem]], settings: Gene
             yield _generate(model, batch, settings, problems)
         return
     with ThreadPoolExecutor(1, thread_name_prefix="mmsoc-prepare") as pool:
+
         def ahead(k: int) -> Future | None:
             return pool.submit(model.prepare, [w.request for w in batches[k]]) if k < len(batches) else None
 
@@ -119,8 +124,13 @@ def _answers(model: Model, batches: Sequence[Sequence[WorkItem]], settings: Gene
             yield _generate(model, batch, settings, problems, current)
 
 
-def _generate(model: Model, batch: Sequence[WorkItem], settings: GenerationSettings,
-              problems: list[dict[str, Any]], prepared: Future | None = None) -> list[tuple[WorkItem, str]]:
+def _generate(
+    model: Model,
+    batch: Sequence[WorkItem],
+    settings: GenerationSettings,
+    problems: list[dict[str, Any]],
+    prepared: Future | None = None,
+) -> list[tuple[WorkItem, str]]:
     """Responses for a batch; if the batch fails on bad input, retry item by item and record failures."""
     requests = [w.request for w in batch]
     try:
@@ -142,19 +152,35 @@ def make_row(item: WorkItem, raw: str) -> dict[str, Any]:
     task = item.example.task
     lenient = parse_response(task, raw, mode="lenient")
     strict = parse_response(task, raw, mode="strict")
-    return {"task": task, "id": item.example.id, "seed": item.request.seed, "prompt_version": item.prompt_version,
-            "raw": raw, "parsed": _jsonable(lenient.label), "valid": bool(lenient.ok),
-            "strict_valid": bool(strict.ok), "reference": _jsonable(item.example.label)}
+    return {
+        "task": task,
+        "id": item.example.id,
+        "seed": item.request.seed,
+        "prompt_version": item.prompt_version,
+        "raw": raw,
+        "parsed": _jsonable(lenient.label),
+        "valid": bool(lenient.ok),
+        "strict_valid": bool(strict.ok),
+        "reference": _jsonable(item.example.label),
+    }
 
 
 def _jsonable(value: Any) -> Any:
     return list(value) if isinstance(value, (tuple, set, frozenset)) else value
 
 
-def run_eval(config: RunConfig, run_dir: str | Path, make_model: Callable[[], Model],
-             prompts: dict[str, tuple[str, str]] | None = None, batch_size: int = 8, limit: int | None = None,
-             progress: bool = True, fast_metrics: bool = False, modalities: frozenset[str] = frozenset({"text"}),
-             threads: int | None = None) -> dict[str, dict[str, Any]]:
+def run_eval(
+    config: RunConfig,
+    run_dir: str | Path,
+    make_model: Callable[[], Model],
+    prompts: dict[str, tuple[str, str]] | None = None,
+    batch_size: int = 8,
+    limit: int | None = None,
+    progress: bool = True,
+    fast_metrics: bool = False,
+    modalities: frozenset[str] = frozenset({"text"}),
+    threads: int | None = None,
+) -> dict[str, dict[str, Any]]:
     """Run (or resume) an evaluation into ``run_dir``; the main process returns its metrics (others {}).
 
     ``prompts`` (task -> (text, version), default: the table's) must match ``config.prompt_version``.
@@ -180,13 +206,34 @@ def run_eval(config: RunConfig, run_dir: str | Path, make_model: Callable[[], Mo
     with ExitStack() as stack:
         if state.is_main_process:
             stack.enter_context(folder.lock())
-        return _run(config, folder, work, problems, make_model, batch_size, progress, fast_metrics, modalities, limit,
-                    threads or default_threads())
+        return _run(
+            config,
+            folder,
+            work,
+            problems,
+            make_model,
+            batch_size,
+            progress,
+            fast_metrics,
+            modalities,
+            limit,
+            threads or default_threads(),
+        )
 
 
-def _run(config: RunConfig, folder: RunFolder, work: list[WorkItem], problems: list[dict[str, Any]],
-         make_model: Callable[[], Model], batch_size: int, progress: bool, fast_metrics: bool,
-         modalities: frozenset[str], limit: int | None, threads: int) -> dict[str, dict[str, Any]]:
+def _run(
+    config: RunConfig,
+    folder: RunFolder,
+    work: list[WorkItem],
+    problems: list[dict[str, Any]],
+    make_model: Callable[[], Model],
+    batch_size: int,
+    progress: bool,
+    fast_metrics: bool,
+    modalities: frozenset[str],
+    limit: int | None,
+    threads: int,
+) -> dict[str, dict[str, Any]]:
     from mmsoc.core.distributed import run_state
     from mmsoc.core.threads import use_threads
     from mmsoc.runners.summary import summarize
@@ -201,10 +248,11 @@ def _run(config: RunConfig, folder: RunFolder, work: list[WorkItem], problems: l
     done = folder.done()
     if "image" in modalities:
         blind = [w for w in work if not w.example.images and not _text_only(w.example.task)]
-        problems += [{"task": w.example.task, "id": w.example.id, "problem": "no readable image; skipped"}
-                     for w in blind]
+        problems += [
+            {"task": w.example.task, "id": w.example.id, "problem": "no readable image; skipped"} for w in blind
+        ]
         work = [w for w in work if w.example.images or _text_only(w.example.task)]
-    mine = [w for w in work[state.process_index::state.num_processes] if w.key not in done]
+    mine = [w for w in work[state.process_index :: state.num_processes] if w.key not in done]
     use_threads(threads)
     model = make_model() if mine else None  # a model that fails to load leaves RUN_DIR unclaimed
     use_threads(threads)  # again, should loading the model have changed them

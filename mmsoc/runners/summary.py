@@ -39,12 +39,19 @@ def summarize(rows: Sequence[dict[str, Any]], tasks: Sequence[str], fast: bool =
         parts: dict[Any, dict[str, dict[str, float | int]]] = {}
         for seed, group in seeds.items():
             scored[seed], by_dataset = score_task_averaged(
-                task, [r["parsed"] if r["valid"] else None for r in group], [r["reference"] for r in group],
-                [str(r["id"]) for r in group], fast=fast)
+                task,
+                [r["parsed"] if r["valid"] else None for r in group],
+                [r["reference"] for r in group],
+                [str(r["id"]) for r in group],
+                fast=fast,
+            )
             parts[seed] = {name: scores.metrics for name, scores in by_dataset.items() if name}
         pooled = [r for group in seeds.values() for r in group]
-        entry: dict[str, Any] = {"n": len({r["id"] for r in pooled}), **_success(pooled),
-                                 "metrics": _mean(scored.values())}
+        entry: dict[str, Any] = {
+            "n": len({r["id"] for r in pooled}),
+            **_success(pooled),
+            "metrics": _mean(scored.values()),
+        }
         if len(scored) > 1:
             entry["metrics_std"] = _mean(scored.values(), _sample_std)
             entry["per_seed"] = {str(seed): scored[seed] for seed in sorted(scored, key=str)}
@@ -52,9 +59,13 @@ def summarize(rows: Sequence[dict[str, Any]], tasks: Sequence[str], fast: bool =
         if rows_by_dataset:
             entry["averaged_over"] = list(rows_by_dataset)
             entry["per_dataset"] = {
-                name: {"n": len({pooled[i]["id"] for i in part}), **_success([pooled[i] for i in part]),
-                       "metrics": _mean(p[name] for p in parts.values() if name in p)}
-                for name, part in rows_by_dataset.items()}
+                name: {
+                    "n": len({pooled[i]["id"] for i in part}),
+                    **_success([pooled[i] for i in part]),
+                    "metrics": _mean(p[name] for p in parts.values() if name in p),
+                }
+                for name, part in rows_by_dataset.items()
+            }
         summary[task] = entry
     return summary
 
@@ -62,8 +73,10 @@ def summarize(rows: Sequence[dict[str, Any]], tasks: Sequence[str], fast: bool =
 def success_rates(valid: Sequence[bool], strict: Sequence[bool | None]) -> dict[str, float | None]:
     """``success_rate``: share of responses in the requested format (the strict parse; None when a
     response does not record it); ``success_rate_lenient``: share the lenient parser could read."""
-    return {"success_rate": None if None in strict else float(np.mean(strict)),
-            "success_rate_lenient": float(np.mean(valid))}
+    return {
+        "success_rate": None if None in strict else float(np.mean(strict)),
+        "success_rate_lenient": float(np.mean(valid)),
+    }
 
 
 def _success(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
@@ -74,8 +87,11 @@ def _mean(scores, reduce=np.mean) -> dict[str, float]:
     """Reduce each numeric metric over seeds (keys in first-seen order; the count n is the entry's)."""
     scores = list(scores)
     keys = [k for k, v in scores[0].items() if k != "n" and isinstance(v, (int, float)) and not isinstance(v, bool)]
-    return {k: float(reduce([s[k] for s in scores if s.get(k) is not None])) for k in keys
-            if any(s.get(k) is not None for s in scores)}
+    return {
+        k: float(reduce([s[k] for s in scores if s.get(k) is not None]))
+        for k in keys
+        if any(s.get(k) is not None for s in scores)
+    }
 
 
 def _sample_std(values: list[float]) -> float:

@@ -119,15 +119,26 @@ def seeded_order(items: Sequence[Item], seed: int, epoch: int) -> list[Item]:
     return [items[i] for i in order.tolist()]
 
 
-def _micro_batches(items: Sequence[Item], collate: Callable[[list[Item]], Batch], size: int, epoch: int, skip: int,
-                   accelerator: Any, device: torch.device | str | None) -> tuple[int, Iterable[Batch]]:
+def _micro_batches(
+    items: Sequence[Item],
+    collate: Callable[[list[Item]], Batch],
+    size: int,
+    epoch: int,
+    skip: int,
+    accelerator: Any,
+    device: torch.device | str | None,
+) -> tuple[int, Iterable[Batch]]:
     """(micro-batches of the epoch for this process, those from position ``skip`` on, on the device)."""
     from accelerate.utils import send_to_device
     from torch.utils.data import DataLoader
 
     # The loader's own generator keeps starting an epoch from drawing on the global RNG (dropout).
-    loader: Any = DataLoader(items, batch_size=size, collate_fn=collate,  # type: ignore[arg-type]  # any sequence
-                             generator=torch.Generator().manual_seed(epoch))
+    loader: Any = DataLoader(
+        items,
+        batch_size=size,
+        collate_fn=collate,  # type: ignore[arg-type]  # any sequence
+        generator=torch.Generator().manual_seed(epoch),
+    )
     if accelerator is not None:
         loader = accelerator.prepare(loader)
         return len(loader), accelerator.skip_first_batches(loader, skip) if skip else loader
@@ -135,12 +146,22 @@ def _micro_batches(items: Sequence[Item], collate: Callable[[list[Item]], Batch]
     return len(loader), (send_to_device(b, device) for b in rest) if device is not None else rest
 
 
-def train_loop(model: torch.nn.Module, optimizer: torch.optim.Optimizer, items: Sequence[Item],
-               collate: Callable[[list[Item]], Batch], loss_of: Callable[[torch.nn.Module, Batch], torch.Tensor],
-               settings: LoopSettings, *, accelerator: Any = None, device: torch.device | str | None = None,
-               scheduler: Any = None, start_step: int = 0, order: Callable[[int], Sequence[Item]] | None = None,
-               on_step: Callable[[LoopState], None] | None = None,
-               on_epoch: Callable[[LoopState], None] | None = None) -> LoopState:
+def train_loop(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    items: Sequence[Item],
+    collate: Callable[[list[Item]], Batch],
+    loss_of: Callable[[torch.nn.Module, Batch], torch.Tensor],
+    settings: LoopSettings,
+    *,
+    accelerator: Any = None,
+    device: torch.device | str | None = None,
+    scheduler: Any = None,
+    start_step: int = 0,
+    order: Callable[[int], Sequence[Item]] | None = None,
+    on_step: Callable[[LoopState], None] | None = None,
+    on_epoch: Callable[[LoopState], None] | None = None,
+) -> LoopState:
     """Train ``model`` over ``items`` (see the module docstring); returns the final state."""
     if not items:
         raise ValueError("no training items")
@@ -193,6 +214,7 @@ def train_loop(model: torch.nn.Module, optimizer: torch.optim.Optimizer, items: 
 
 # --- training state without pickles ---------------------------------------------------------
 
+
 class UnsafeCheckpointError(UsageError):
     """A checkpoint folder carries files that only unpickling could load."""
 
@@ -211,9 +233,11 @@ def refuse_pickles(folder: str | Path) -> None:
         if path.suffix.lower() in PICKLE_SUFFIXES or head.startswith(_MAGIC):
             found.append(str(path.relative_to(folder)))
     if found:
-        raise UnsafeCheckpointError(f"{folder} holds files that would have to be unpickled ({', '.join(found)}); "
-                                    "mmsoc never loads a pickle from a checkpoint: delete this checkpoint folder "
-                                    "to resume from an earlier one, or train into a new --out")
+        raise UnsafeCheckpointError(
+            f"{folder} holds files that would have to be unpickled ({', '.join(found)}); "
+            "mmsoc never loads a pickle from a checkpoint: delete this checkpoint folder "
+            "to resume from an earlier one, or train into a new --out"
+        )
 
 
 def _encode(value: Any, tensors: dict[str, torch.Tensor], path: str) -> Any:
@@ -238,7 +262,7 @@ def _encode(value: Any, tensors: dict[str, torch.Tensor], path: str) -> Any:
 def _decode(value: Any, tensors: dict[str, torch.Tensor]) -> Any:
     if not isinstance(value, dict):
         return value
-    (tag, inner), = value.items()
+    ((tag, inner),) = value.items()
     if tag == "tensor":
         return tensors[inner]
     if tag == "dict":
@@ -271,15 +295,24 @@ def save_rng(folder: str | Path, rank: int = 0) -> None:
     """This process's random generators (Python, NumPy, torch CPU and CUDA) as ``rng.rank<r>.*``."""
     cuda = list(torch.cuda.get_rng_state_all()) if torch.cuda.is_available() else []
     numpy: tuple[Any, ...] = tuple(np.random.get_state())
-    save_state(folder, f"rng.rank{rank}", {"python": random.getstate(), "torch": torch.get_rng_state(), "cuda": cuda,
-                                           "numpy": [numpy[0], numpy[1].tolist(), *map(_scalar, numpy[2:])]})
+    save_state(
+        folder,
+        f"rng.rank{rank}",
+        {
+            "python": random.getstate(),
+            "torch": torch.get_rng_state(),
+            "cuda": cuda,
+            "numpy": [numpy[0], numpy[1].tolist(), *map(_scalar, numpy[2:])],
+        },
+    )
 
 
 def load_rng(folder: str | Path, rank: int = 0) -> None:
     """Restore what ``save_rng`` wrote for ``rank``."""
     if not Path(folder, f"rng.rank{rank}.json").is_file():
-        raise UsageError(f"{folder} has no random state for process {rank}; resume with as many processes as "
-                         "the run that wrote it")
+        raise UsageError(
+            f"{folder} has no random state for process {rank}; resume with as many processes as the run that wrote it"
+        )
     state = load_state(folder, f"rng.rank{rank}")
     random.setstate(state["python"])
     numpy = state["numpy"]

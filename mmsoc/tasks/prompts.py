@@ -58,8 +58,9 @@ def parse_prompt_file(path: Path, text: str) -> object:
             return yaml.safe_load(text)
         except yaml.YAMLError as err:
             mark = getattr(err, "problem_mark", None)
-            raise InputError(path, f"invalid YAML ({getattr(err, 'problem', err)})",
-                             line=mark.line + 1 if mark else None) from None
+            raise InputError(
+                path, f"invalid YAML ({getattr(err, 'problem', err)})", line=mark.line + 1 if mark else None
+            ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:

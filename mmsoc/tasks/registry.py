@@ -6,9 +6,7 @@ from mmsoc.core.registry import Registry
 from mmsoc.tasks.kinds.base import TaskKind
 from mmsoc.tasks.spec import TaskSpec
 
-SUITES = {"mmsoc": "mmsoc.tasks.mmsoc",
-          "socket": "mmsoc.tasks.socket",
-          "supertweeteval": "mmsoc.tasks.supertweeteval"}
+SUITES = {"mmsoc": "mmsoc.tasks.mmsoc", "socket": "mmsoc.tasks.socket", "supertweeteval": "mmsoc.tasks.supertweeteval"}
 """Suite name -> the package whose modules declare its tasks. Task ids of the MM-Soc suite are bare
 names (``hate``); those of other suites are ``SUITE/NAME`` (``socket/sarc``), since their names overlap
 (SocKET and SuperTweetEval both have ``tweet_emoji``)."""

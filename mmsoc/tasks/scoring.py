@@ -23,8 +23,14 @@ def parse_response(task_id: str, raw: str, mode: str = "lenient") -> Parsed:
     return kind.parse(spec, answer_part(text) if kind.explainable else text, mode == "strict")
 
 
-def score_task_detailed(task_id: str, predictions: Sequence[Any], references: Sequence[Any], *,
-                        text_encoder: str | None = None, fast: bool = False) -> TaskScores:
+def score_task_detailed(
+    task_id: str,
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    *,
+    text_encoder: str | None = None,
+    fast: bool = False,
+) -> TaskScores:
     """Metric values, per-item statistics (for bootstrap intervals) and method notes of one task.
 
     Unparseable predictions arrive as None and count as wrong (classification), as no tags
@@ -35,15 +41,27 @@ def score_task_detailed(task_id: str, predictions: Sequence[Any], references: Se
     return kind_of(spec).score(spec, predictions, references, text_encoder=text_encoder, fast=fast)
 
 
-def score_task(task_id: str, predictions: Sequence[Any], references: Sequence[Any], *,
-               text_encoder: str | None = None, fast: bool = False) -> dict[str, float | int]:
+def score_task(
+    task_id: str,
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    *,
+    text_encoder: str | None = None,
+    fast: bool = False,
+) -> dict[str, float | int]:
     """The flat metrics of one task and ``n``."""
     return score_task_detailed(task_id, predictions, references, text_encoder=text_encoder, fast=fast).metrics
 
 
-def score_task_averaged(task_id: str, predictions: Sequence[Any], references: Sequence[Any],
-                        ids: Sequence[str] | None = None, *, text_encoder: str | None = None,
-                        fast: bool = False) -> tuple[dict[str, float | int], dict[str, TaskScores]]:
+def score_task_averaged(
+    task_id: str,
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    ids: Sequence[str] | None = None,
+    *,
+    text_encoder: str | None = None,
+    fast: bool = False,
+) -> tuple[dict[str, float | int], dict[str, TaskScores]]:
     """The metrics ``mmsoc score`` reports and the scores they come from.
 
     A task that pools datasets (OCR) whose ``ids`` all read ``dataset/item`` (a dataset of the task's
@@ -55,6 +73,10 @@ def score_task_averaged(task_id: str, predictions: Sequence[Any], references: Se
     if not rows:
         scores = score_task_detailed(task_id, predictions, references, text_encoder=text_encoder, fast=fast)
         return scores.metrics, {"": scores}
-    parts = {name: score_task_detailed(task_id, [predictions[i] for i in part], [references[i] for i in part],
-                                       text_encoder=text_encoder, fast=fast) for name, part in rows.items()}
+    parts = {
+        name: score_task_detailed(
+            task_id, [predictions[i] for i in part], [references[i] for i in part], text_encoder=text_encoder, fast=fast
+        )
+        for name, part in rows.items()
+    }
     return mean_over_datasets([part.metrics for part in parts.values()]), parts

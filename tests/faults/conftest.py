@@ -55,8 +55,9 @@ def small_siq(siq, tmp_path_factory) -> Path:
         rows = [json.loads(line) for line in (siq / "qa" / f"qa_{split}.json").read_text().splitlines()]
         keep = sorted({r["vid_name"] for r in rows})[:videos]
         (folder / "qa").mkdir(exist_ok=True)
-        (folder / "qa" / f"qa_{split}.json").write_text("".join(json.dumps(r) + "\n" for r in rows
-                                                                if r["vid_name"] in keep))
+        (folder / "qa" / f"qa_{split}.json").write_text(
+            "".join(json.dumps(r) + "\n" for r in rows if r["vid_name"] in keep)
+        )
     for name in ("video", "audio", "transcript"):
         (folder / name).symlink_to(siq / name, target_is_directory=True)
     return folder
@@ -66,8 +67,11 @@ def small_siq(siq, tmp_path_factory) -> Path:
 def tiny_t5(siq, tmp_path_factory) -> Path:
     from media_fixtures import build_tiny_t5
 
-    rows = [json.loads(line) for split in ("train", "val")
-            for line in (siq / "qa" / f"qa_{split}.json").read_text().splitlines()]
+    rows = [
+        json.loads(line)
+        for split in ("train", "val")
+        for line in (siq / "qa" / f"qa_{split}.json").read_text().splitlines()
+    ]
     corpus = [f"question: {r['q']} answer: " + " ".join(r[f"a{i}"] for i in range(4)) for r in rows]
     return build_tiny_t5(tmp_path_factory.mktemp("t5") / "t5", corpus)
 

@@ -19,17 +19,42 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CODE = os.environ.get("MMSOC_FAULTS_CODE") or str(REPO)
 KILLPOINT = Path(__file__).with_name("killpoint.py")
-FINETUNE = ["finetune", "--tasks", "hate", "--limit", "4", "--batch-size", "2", "--micro-batch-size", "2",
-            "--save-every", "1", "--max-steps", "2", "--target-modules", "q_proj,v_proj", "--no-progress"]
+FINETUNE = [
+    "finetune",
+    "--tasks",
+    "hate",
+    "--limit",
+    "4",
+    "--batch-size",
+    "2",
+    "--micro-batch-size",
+    "2",
+    "--save-every",
+    "1",
+    "--max-steps",
+    "2",
+    "--target-modules",
+    "q_proj,v_proj",
+    "--no-progress",
+]
 """A fine-tuning run of two steps with a checkpoint after each (add --model and --out)."""
 TEMPORARY = (".tmp", ".partial")
 """Endings of the temporaries a writer builds beside its target (``.NAME.<pid>-<random>.tmp``)."""
 
 
 def base_env(cache: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": CODE, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "MMSOC_CACHE": str(cache),
-            "PYTHONHASHSEED": "0", "TOKENIZERS_PARALLELISM": "false"}
+    return {
+        **os.environ,
+        "PYTHONPATH": CODE,
+        "CUDA_VISIBLE_DEVICES": "",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "MMSOC_CACHE": str(cache),
+        "PYTHONHASHSEED": "0",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
 
 
 @dataclass
@@ -54,8 +79,16 @@ class Result:
         return errors[0]
 
 
-def run(prog: str, *args: str, cwd: Path, cache: Path, kill: str | None = None, count: Path | None = None,
-        timeout: float = 600, extra_env: dict[str, str] | None = None) -> Result:
+def run(
+    prog: str,
+    *args: str,
+    cwd: Path,
+    cache: Path,
+    kill: str | None = None,
+    count: Path | None = None,
+    timeout: float = 600,
+    extra_env: dict[str, str] | None = None,
+) -> Result:
     """Run ``prog ARGS`` to its end (or its kill) and return what it said."""
     env = base_env(cache) | (extra_env or {})
     if kill is not None:
@@ -69,14 +102,23 @@ def run(prog: str, *args: str, cwd: Path, cache: Path, kill: str | None = None, 
 
 def start(prog: str, *args: str, cwd: Path, cache: Path) -> subprocess.Popen:
     """Start ``prog ARGS`` in the background."""
-    return subprocess.Popen([sys.executable, "-m", prog, *args], cwd=cwd, env=base_env(cache),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", prog, *args],
+        cwd=cwd,
+        env=base_env(cache),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def files(folder: Path, skip: tuple[str, ...] = ()) -> dict[str, bytes]:
     """Relative path -> bytes of every file under ``folder`` (names in ``skip`` left out)."""
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name not in skip}
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name not in skip
+    }
 
 
 def temporaries(folder: Path) -> list[Path]:

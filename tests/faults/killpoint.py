@@ -72,6 +72,7 @@ def main() -> None:
                 if counts["renames"] == limit:
                     _die()
             return real(src, dst, *a, **k)
+
         return rename
 
     os.replace, os.rename = wrap(os.replace), wrap(os.rename)

@@ -12,9 +12,19 @@ from PIL import Image
 
 from .harness import jsonl, run
 
-SIQ_ROW = {"qid": "v1_q0_0", "q": "Why does she smile?", "vid_name": "v1", "ts": "0.00-10.00",
-           "a0": "She is happy.", "a1": "She is lost.", "a2": "She is cold.", "a3": "She is late.", "answer_idx": 0,
-           "ans_corr": "She is happy.", "idx_types": ["corr", "rewrite", "matched", "matched"]}
+SIQ_ROW = {
+    "qid": "v1_q0_0",
+    "q": "Why does she smile?",
+    "vid_name": "v1",
+    "ts": "0.00-10.00",
+    "a0": "She is happy.",
+    "a1": "She is lost.",
+    "a2": "She is cold.",
+    "a3": "She is late.",
+    "answer_idx": 0,
+    "ans_corr": "She is happy.",
+    "idx_types": ["corr", "rewrite", "matched", "matched"],
+}
 
 
 def _siq_file(path: Path, rows: list[dict]) -> Path:
@@ -23,11 +33,21 @@ def _siq_file(path: Path, rows: list[dict]) -> Path:
 
 
 def _rows(n: int) -> list[dict]:
-    return [{**SIQ_ROW, "qid": f"v{k}_q0_0", "vid_name": f"v{k}", "q": f"Why does person {k} smile?",
-             "a0": f"Because of {k}.", "ans_corr": f"Because of {k}."} for k in range(n)]
+    return [
+        {
+            **SIQ_ROW,
+            "qid": f"v{k}_q0_0",
+            "vid_name": f"v{k}",
+            "q": f"Why does person {k} smile?",
+            "a0": f"Because of {k}.",
+            "ans_corr": f"Because of {k}.",
+        }
+        for k in range(n)
+    ]
 
 
 # --- item 2: data-derived paths stay inside their root -------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def mmsoc_data(tmp_path_factory) -> Path:
@@ -48,8 +68,24 @@ def test_manifest_paths_out_of_the_data_root_are_skipped_and_named(mmsoc_data, s
         row["img"] = hostile[row["id"]]
     manifest.write_text("".join(json.dumps(row) + "\n" for row in rows))
     out = tmp_path / "run"
-    result = run("mmsoc", "eval", "--task", "hate", "--data", str(data), "--model", "random", "--greedy", "--limit",
-                 "6", "--no-progress", "--out", str(out), cwd=scratch, cache=cache)
+    result = run(
+        "mmsoc",
+        "eval",
+        "--task",
+        "hate",
+        "--data",
+        str(data),
+        "--model",
+        "random",
+        "--greedy",
+        "--limit",
+        "6",
+        "--no-progress",
+        "--out",
+        str(out),
+        cwd=scratch,
+        cache=cache,
+    )
     assert result.returncode == 0, result.stderr
     assert not hostile.keys() & {row["id"] for row in jsonl(out / "predictions.jsonl")}
     problems = {p["id"]: p for p in jsonl(out / "problems.jsonl")}

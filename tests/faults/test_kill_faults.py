@@ -11,7 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .harness import base_env, files, run, temporaries
+
+pytestmark = pytest.mark.slow  # long end-to-end runs: `pytest -m slow`
 
 
 def _train(out: Path, seed: int, qa: Path, t5: Path, scratch: Path, cache: Path, kill: str | None = None):

@@ -10,6 +10,8 @@ from desiq.fusion.architecture import TEXT_ENCODER
 
 from .harness import run
 
+pytestmark = pytest.mark.slow  # long end-to-end runs: `pytest -m slow`
+
 
 def test_desiq_train_default_frame_encoder(small_siq, tiny_t5, scratch, cache, tmp_path):
     """The default ``--video-encoder ViT-B-32 --video-pretrained openai``."""

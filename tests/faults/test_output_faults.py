@@ -20,6 +20,8 @@ import pytest
 from .harness import base_env, files, jsonl, run, temporaries
 from .places import make_unreadable, no_space, read_only
 
+pytestmark = pytest.mark.slow  # long end-to-end runs: `pytest -m slow`
+
 DRIVER = Path(__file__).with_name("driver.py")
 
 
@@ -56,22 +58,68 @@ def assets(tmp_path_factory, tiny_dirs, tiny_t5, small_siq, scratch, cache) -> A
 
     root = tmp_path_factory.mktemp("assets")
     data = write_sample(root / "data")
-    common = ["eval", "--task", "social_context", "--model", "random", "--limit", "2", "--no-progress",
-              "--fast-metrics", "--data", str(data)]
+    common = [
+        "eval",
+        "--task",
+        "social_context",
+        "--model",
+        "random",
+        "--limit",
+        "2",
+        "--no-progress",
+        "--fast-metrics",
+        "--data",
+        str(data),
+    ]
     _ok(run("mmsoc", *common, "--seeds", "0", "--out", str(root / "run_a"), cwd=scratch, cache=cache))
     _ok(run("mmsoc", *common, "--seeds", "1", "--out", str(root / "run_b"), cwd=scratch, cache=cache))
     predictions = root / "predictions.jsonl"
-    predictions.write_text('{"id": "a", "prediction": "hateful", "reference": "hateful"}\n'
-                           '{"id": "b", "prediction": "not_hateful", "reference": "hateful"}\n')
-    battles = [Battle(f"b{k}", f"i{k}", "a", "b", f"answer a{k}", f"answer b{k}", task="social_context",
-                      votes=(Vote("ann", "A", "", 1.0 + k),)) for k in range(4)]
+    predictions.write_text(
+        '{"id": "a", "prediction": "hateful", "reference": "hateful"}\n'
+        '{"id": "b", "prediction": "not_hateful", "reference": "hateful"}\n'
+    )
+    battles = [
+        Battle(
+            f"b{k}",
+            f"i{k}",
+            "a",
+            "b",
+            f"answer a{k}",
+            f"answer b{k}",
+            task="social_context",
+            votes=(Vote("ann", "A", "", 1.0 + k),),
+        )
+        for k in range(4)
+    ]
     write_battles(root / "votes.jsonl", battles)
     write_battles(root / "battles.jsonl", [Battle(**{**b.__dict__, "votes": ()}) for b in battles])
     VoteStore(root / "votes.db").add_battles(battles, root / "battles.jsonl")
     adapter = root / "adapter"
-    _ok(run("mmsoc", "finetune", "--model", tiny_dirs["llava"], "--tasks", "hate", "--limit", "2", "--batch-size",
-            "2", "--max-steps", "1", "--target-modules", "q_proj,v_proj", "--no-progress", "--data", str(data),
-            "--out", str(adapter), cwd=scratch, cache=cache))
+    _ok(
+        run(
+            "mmsoc",
+            "finetune",
+            "--model",
+            tiny_dirs["llava"],
+            "--tasks",
+            "hate",
+            "--limit",
+            "2",
+            "--batch-size",
+            "2",
+            "--max-steps",
+            "1",
+            "--target-modules",
+            "q_proj,v_proj",
+            "--no-progress",
+            "--data",
+            str(data),
+            "--out",
+            str(adapter),
+            cwd=scratch,
+            cache=cache,
+        )
+    )
     model = root / "model"
     qa_train, qa_val = small_siq / "qa" / "qa_train.json", small_siq / "qa" / "qa_val.json"
     _ok(

@@ -15,11 +15,29 @@ import pytest
 
 from .harness import Result, base_env, files, jsonl, run, start
 
+pytestmark = pytest.mark.slow  # long end-to-end runs: `pytest -m slow`
+
 
 def test_a_second_writer_is_refused_and_the_first_loses_nothing(tiny_dirs, scratch, cache, tmp_path):
     out = tmp_path / "run"
-    common = ["eval", "--task", "hate", "--split", "train", "--model", tiny_dirs["llava"], "--greedy",
-              "--max-new-tokens", "96", "--batch-size", "1", "--no-progress", "--fast-metrics", "--out", str(out)]
+    common = [
+        "eval",
+        "--task",
+        "hate",
+        "--split",
+        "train",
+        "--model",
+        tiny_dirs["llava"],
+        "--greedy",
+        "--max-new-tokens",
+        "96",
+        "--batch-size",
+        "1",
+        "--no-progress",
+        "--fast-metrics",
+        "--out",
+        str(out),
+    ]
     first = start("mmsoc", *common, "--limit", "40", cwd=scratch, cache=cache)
     log = out / "predictions.jsonl"
     deadline = time.time() + 300
@@ -48,10 +66,31 @@ def test_a_smaller_limit_is_refused_and_a_larger_one_extends(scratch, cache, tmp
 
 def test_outputs_get_the_permissions_of_a_plain_open(scratch, cache, tmp_path):
     out = tmp_path / "run"
-    child = subprocess.run([sys.executable, "-c", "import os, sys, runpy; os.umask(0o027); sys.argv = sys.argv[1:]; "
-                            "runpy.run_module('mmsoc', run_name='__main__')", "mmsoc", "eval", "--task", "hate",
-                            "--model", "random", "--greedy", "--limit", "2", "--no-progress", "--out", str(out)],
-                           cwd=scratch, env=base_env(cache), capture_output=True, text=True, timeout=300)
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys, runpy; os.umask(0o027); sys.argv = sys.argv[1:]; "
+            "runpy.run_module('mmsoc', run_name='__main__')",
+            "mmsoc",
+            "eval",
+            "--task",
+            "hate",
+            "--model",
+            "random",
+            "--greedy",
+            "--limit",
+            "2",
+            "--no-progress",
+            "--out",
+            str(out),
+        ],
+        cwd=scratch,
+        env=base_env(cache),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert child.returncode == 0, child.stderr
     for name in ("config.json", "predictions.jsonl", "metrics.json", "runtime.json", "problems.jsonl"):
         assert (out / name).stat().st_mode & 0o777 == 0o640, name
@@ -59,8 +98,10 @@ def test_outputs_get_the_permissions_of_a_plain_open(scratch, cache, tmp_path):
 
 # --- every writer of a run folder: a second writer is refused while the first is held mid-run ------------
 
-def _held_race(prog: str, args: list[str], log: Path, scratch: Path,
-               cache: Path) -> tuple[subprocess.Popen, str, Result]:
+
+def _held_race(
+    prog: str, args: list[str], log: Path, scratch: Path, cache: Path
+) -> tuple[subprocess.Popen, str, Result]:
     """Start ``prog ARGS``, stop it (SIGSTOP) once its log holds a finished prediction, run the same command
     again meanwhile, then let the first go on. Returns (first, its stderr, the second's result)."""
     first = start(prog, *args, cwd=scratch, cache=cache)

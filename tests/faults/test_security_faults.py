@@ -40,8 +40,9 @@ def test_a_pickle_planted_in_a_checkpoint_is_never_executed(planted, adapter, ti
     for folder in checkpoints:  # every checkpoint, and every pickle already there, carries the payload
         for path in [folder / planted, *folder.glob("*.pkl")]:
             path.write_bytes(payload)
-    result = run("mmsoc", *FINETUNE, "--model", tiny_dirs["llava"], "--out", str(out), "--resume", cwd=scratch,
-                 cache=cache)
+    result = run(
+        "mmsoc", *FINETUNE, "--model", tiny_dirs["llava"], "--out", str(out), "--resume", cwd=scratch, cache=cache
+    )
     assert not marker.exists(), "the planted pickle ran"
     line = result.error_line()
     assert planted in line and "pickle" in line
@@ -55,8 +56,22 @@ def test_hostile_text_in_a_run_is_escaped_in_the_report(scratch, cache, tmp_path
     as markup a viewer would run."""
 
     run_dir = tmp_path / "run"
-    result = run("mmsoc", "eval", "--task", "hate", "--model", "random", "--greedy", "--limit", "4", "--no-progress",
-                 "--out", str(run_dir), cwd=scratch, cache=cache)
+    result = run(
+        "mmsoc",
+        "eval",
+        "--task",
+        "hate",
+        "--model",
+        "random",
+        "--greedy",
+        "--limit",
+        "4",
+        "--no-progress",
+        "--out",
+        str(run_dir),
+        cwd=scratch,
+        cache=cache,
+    )
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
     for row in rows[:2]:
@@ -65,8 +80,18 @@ def test_hostile_text_in_a_run_is_escaped_in_the_report(scratch, cache, tmp_path
     config = json.loads((run_dir / "config.json").read_text())
     config["model"] = HOSTILE
     (run_dir / "config.json").write_text(json.dumps(config))
-    result = run("mmsoc", "report", str(run_dir), "--out", str(tmp_path / "report"), "--no-embeddings",
-                 "--bootstrap", "10", cwd=scratch, cache=cache)
+    result = run(
+        "mmsoc",
+        "report",
+        str(run_dir),
+        "--out",
+        str(tmp_path / "report"),
+        "--no-embeddings",
+        "--bootstrap",
+        "10",
+        cwd=scratch,
+        cache=cache,
+    )
     assert result.returncode == 0, result.stderr
     for name in ("report.md", "report.html"):
         text = (tmp_path / "report" / name).read_text()

@@ -22,6 +22,8 @@ import pytest
 
 from .harness import files, run, temporaries
 
+pytestmark = pytest.mark.slow  # long end-to-end runs: `pytest -m slow`
+
 KILLS = int(os.environ.get("MMSOC_FAULT_KILLS", "3"))
 SEED = int(os.environ.get("MMSOC_FAULT_SEED", "0"))
 ORDER = ("build", "probe", "eval", "cache", "train", "finetune")

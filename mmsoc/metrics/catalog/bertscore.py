@@ -13,8 +13,19 @@ def compute(data: TextInput) -> GroupResult:
     return {"bertscore_f1": stat}, {"bertscore": description}
 
 
-GROUP = MetricGroup("bertscore", ("generation",), (
-    Metric("bertscore_f1", True, "bert-score BERTScorer F1 per item, averaged, no idf, no baseline rescaling; an "
-                                 "empty side scores 0; scores depend on the model and layer named in the notes",
-           ("bert-score",)),
-), compute, order=40, model_based=True)
+GROUP = MetricGroup(
+    "bertscore",
+    ("generation",),
+    (
+        Metric(
+            "bertscore_f1",
+            True,
+            "bert-score BERTScorer F1 per item, averaged, no idf, no baseline rescaling; an "
+            "empty side scores 0; scores depend on the model and layer named in the notes",
+            ("bert-score",),
+        ),
+    ),
+    compute,
+    order=40,
+    model_based=True,
+)

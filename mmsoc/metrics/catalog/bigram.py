@@ -13,8 +13,19 @@ def compute(data: TextInput) -> GroupResult:
     return {"bigram_similarity": mean_stat(ngram_similarity(data.predictions, data.references, 2))}, {}
 
 
-GROUP = MetricGroup("bigram", ("generation",), (
-    Metric("bigram_similarity", True, "1 - Kondrak (2005) normalised character-bigram distance per item, averaged: "
-                                      "Lucene NGramDistance(2) (the algorithm strsimpy.NGram ports, without its "
-                                      "first-column defect), case-sensitive, computed with numpy", ("numpy",)),
-), compute, order=42)
+GROUP = MetricGroup(
+    "bigram",
+    ("generation",),
+    (
+        Metric(
+            "bigram_similarity",
+            True,
+            "1 - Kondrak (2005) normalised character-bigram distance per item, averaged: "
+            "Lucene NGramDistance(2) (the algorithm strsimpy.NGram ports, without its "
+            "first-column defect), case-sensitive, computed with numpy",
+            ("numpy",),
+        ),
+    ),
+    compute,
+    order=42,
+)

@@ -12,9 +12,25 @@ def compute(data: TextInput) -> GroupResult:
     return edit_rates(data.predictions, data.references), {}
 
 
-GROUP = MetricGroup("edit_rates", ("ocr",), (
-    Metric("wer", False, "corpus WER as jiwer.wer: jiwer's default word transforms, edits by rapidfuzz Levenshtein, "
-                         "total edits / total reference words", ("jiwer", "rapidfuzz")),
-    Metric("cer", False, "corpus CER as jiwer.cer: jiwer's default character transforms, edits by rapidfuzz "
-                         "Levenshtein, total edits / total reference characters", ("jiwer", "rapidfuzz")),
-), compute, order=10)
+GROUP = MetricGroup(
+    "edit_rates",
+    ("ocr",),
+    (
+        Metric(
+            "wer",
+            False,
+            "corpus WER as jiwer.wer: jiwer's default word transforms, edits by rapidfuzz Levenshtein, "
+            "total edits / total reference words",
+            ("jiwer", "rapidfuzz"),
+        ),
+        Metric(
+            "cer",
+            False,
+            "corpus CER as jiwer.cer: jiwer's default character transforms, edits by rapidfuzz "
+            "Levenshtein, total edits / total reference characters",
+            ("jiwer", "rapidfuzz"),
+        ),
+    ),
+    compute,
+    order=10,
+)

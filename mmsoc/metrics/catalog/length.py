@@ -13,6 +13,10 @@ def compute(data: TextInput) -> GroupResult:
     return {"length": mean_stat(word_lengths(data.predictions))}, {}
 
 
-GROUP = MetricGroup("length", ("generation",), (
-    Metric("length", True, "response length in whitespace-separated words, averaged"),
-), compute, order=45)
+GROUP = MetricGroup(
+    "length",
+    ("generation",),
+    (Metric("length", True, "response length in whitespace-separated words, averaged"),),
+    compute,
+    order=45,
+)

@@ -12,12 +12,20 @@ def compute(data: TextInput) -> GroupResult:
     return rouge(data.predictions, data.references), {}
 
 
-_PLTRDY = ("pltrdy rouge Rouge().get_scores(prediction, reference) F per item, averaged (its avg=True): "
-           "sentences split on '.', words on spaces, case and punctuation kept, no stemming; a side without a "
-           "sentence scores 0")
+_PLTRDY = (
+    "pltrdy rouge Rouge().get_scores(prediction, reference) F per item, averaged (its avg=True): "
+    "sentences split on '.', words on spaces, case and punctuation kept, no stemming; a side without a "
+    "sentence scores 0"
+)
 
-GROUP = MetricGroup("rouge", ("generation",), (
-    Metric("rouge1", True, _PLTRDY + " (rouge-1)", ("rouge",)),
-    Metric("rouge2", True, _PLTRDY + " (rouge-2)", ("rouge",)),
-    Metric("rougeL", True, _PLTRDY + " (rouge-l: summary-level union LCS)", ("rouge",)),
-), compute, order=30)
+GROUP = MetricGroup(
+    "rouge",
+    ("generation",),
+    (
+        Metric("rouge1", True, _PLTRDY + " (rouge-1)", ("rouge",)),
+        Metric("rouge2", True, _PLTRDY + " (rouge-2)", ("rouge",)),
+        Metric("rougeL", True, _PLTRDY + " (rouge-l: summary-level union LCS)", ("rouge",)),
+    ),
+    compute,
+    order=30,
+)

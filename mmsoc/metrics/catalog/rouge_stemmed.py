@@ -12,11 +12,19 @@ def compute(data: TextInput) -> GroupResult:
     return rouge_stemmed(data.predictions, data.references), {}
 
 
-_ROUGE_SCORE = ("rouge-score RougeScorer(use_stemmer=True) F-measure per item, averaged; lower case, tokens a-z0-9 "
-                "only (not the paper's implementation)")
+_ROUGE_SCORE = (
+    "rouge-score RougeScorer(use_stemmer=True) F-measure per item, averaged; lower case, tokens a-z0-9 "
+    "only (not the paper's implementation)"
+)
 
-GROUP = MetricGroup("rouge_stemmed", ("generation",), (
-    Metric("rouge1_rouge_score", True, _ROUGE_SCORE, ("rouge-score",)),
-    Metric("rouge2_rouge_score", True, _ROUGE_SCORE, ("rouge-score",)),
-    Metric("rougeL_rouge_score", True, _ROUGE_SCORE + " (sentence-level LCS)", ("rouge-score",)),
-), compute, order=31)
+GROUP = MetricGroup(
+    "rouge_stemmed",
+    ("generation",),
+    (
+        Metric("rouge1_rouge_score", True, _ROUGE_SCORE, ("rouge-score",)),
+        Metric("rouge2_rouge_score", True, _ROUGE_SCORE, ("rouge-score",)),
+        Metric("rougeL_rouge_score", True, _ROUGE_SCORE + " (sentence-level LCS)", ("rouge-score",)),
+    ),
+    compute,
+    order=31,
+)

@@ -12,9 +12,15 @@ def compute(data: TextInput) -> GroupResult:
     return bleu_sacrebleu(data.predictions, data.references), {}
 
 
-_SACREBLEU = ("sacrebleu BLEU(max_ngram_order={n}).corpus_score: orders 1..{n}, 13a tokens, exp smoothing, "
-              "0-100 scale (not the paper's implementation)")
+_SACREBLEU = (
+    "sacrebleu BLEU(max_ngram_order={n}).corpus_score: orders 1..{n}, 13a tokens, exp smoothing, "
+    "0-100 scale (not the paper's implementation)"
+)
 
-GROUP = MetricGroup("bleu_sacrebleu", ("ocr", "generation"), tuple(
-    Metric(f"bleu{n}_sacrebleu", True, _SACREBLEU.format(n=n), ("sacrebleu",)) for n in (1, 2, 3, 4)
-), compute, order=21)
+GROUP = MetricGroup(
+    "bleu_sacrebleu",
+    ("ocr", "generation"),
+    tuple(Metric(f"bleu{n}_sacrebleu", True, _SACREBLEU.format(n=n), ("sacrebleu",)) for n in (1, 2, 3, 4)),
+    compute,
+    order=21,
+)

@@ -12,10 +12,14 @@ from __future__ import annotations
 from mmsoc.metrics.registry import GroupResult, Metric, MetricGroup
 from mmsoc.metrics.suite_inputs import ChoiceInput
 
-_DROPPED = ("scikit-learn precision_recall_fscore_support(average='macro') macro-F1 over the answers read, "
-            "missing answers dropped, as eval.py's default; computed by mmsoc from per-item confusion cells")
-_PENALIZED = ("macro-F1 with each missing answer replaced by a uniformly drawn wrong class (eval.py "
-              "--penalize_missing, whose draw is unseeded; here numpy default_rng seeded per task)")
+_DROPPED = (
+    "scikit-learn precision_recall_fscore_support(average='macro') macro-F1 over the answers read, "
+    "missing answers dropped, as eval.py's default; computed by mmsoc from per-item confusion cells"
+)
+_PENALIZED = (
+    "macro-F1 with each missing answer replaced by a uniformly drawn wrong class (eval.py "
+    "--penalize_missing, whose draw is unseeded; here numpy default_rng seeded per task)"
+)
 
 
 def penalized(true_idx, pred_idx, n_labels: int, seed: int):
@@ -40,17 +44,26 @@ def compute(data: ChoiceInput) -> GroupResult:
         stats[f"f1{suffix}"] = macro_f1_stat(data.true_idx, found, data.n_labels, keep=read)
         stats[f"hit_rate{suffix}"] = mean_stat(read)
         stats[f"f1{suffix}_penalized"] = macro_f1_stat(
-            data.true_idx, penalized(data.true_idx, found, data.n_labels, data.penalty_seed), data.n_labels)
+            data.true_idx, penalized(data.true_idx, found, data.n_labels, data.penalty_seed), data.n_labels
+        )
     order = ("f1", "hit_rate", "f1_penalized", "f1_lenient", "hit_rate_lenient", "f1_lenient_penalized")
-    return {key: stats[key] for key in order}, {"missing_answers": int((data.official < 0).sum()),
-                                                "missing_answers_lenient": int((data.lenient < 0).sum())}
+    return {key: stats[key] for key in order}, {
+        "missing_answers": int((data.official < 0).sum()),
+        "missing_answers_lenient": int((data.lenient < 0).sum()),
+    }
 
 
-GROUP = MetricGroup("socket_choice", ("socket_cls", "socket_pair"), (
-    Metric("f1", True, _DROPPED + "; official reader", ("scikit-learn",)),
-    Metric("hit_rate", True, "share of answers the official reader could read (eval.py hit_rate)"),
-    Metric("f1_penalized", True, _PENALIZED + "; official reader"),
-    Metric("f1_lenient", True, _DROPPED + "; lenient reader (longest option first, whole emoji)", ("emoji",)),
-    Metric("hit_rate_lenient", True, "share of answers the lenient reader could read"),
-    Metric("f1_lenient_penalized", True, _PENALIZED + "; lenient reader"),
-), compute, order=70)
+GROUP = MetricGroup(
+    "socket_choice",
+    ("socket_cls", "socket_pair"),
+    (
+        Metric("f1", True, _DROPPED + "; official reader", ("scikit-learn",)),
+        Metric("hit_rate", True, "share of answers the official reader could read (eval.py hit_rate)"),
+        Metric("f1_penalized", True, _PENALIZED + "; official reader"),
+        Metric("f1_lenient", True, _DROPPED + "; lenient reader (longest option first, whole emoji)", ("emoji",)),
+        Metric("hit_rate_lenient", True, "share of answers the lenient reader could read"),
+        Metric("f1_lenient_penalized", True, _PENALIZED + "; lenient reader"),
+    ),
+    compute,
+    order=70,
+)

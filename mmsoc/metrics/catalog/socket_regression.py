@@ -8,8 +8,10 @@ from __future__ import annotations
 from mmsoc.metrics.registry import GroupResult, Metric, MetricGroup
 from mmsoc.metrics.suite_inputs import NumberInput
 
-_R = ("Pearson r (pandas Series.corr) of the numbers read and the gold scores, missing answers dropped; "
-      "computed by mmsoc from per-item sums")
+_R = (
+    "Pearson r (pandas Series.corr) of the numbers read and the gold scores, missing answers dropped; "
+    "computed by mmsoc from per-item sums"
+)
 
 
 def compute(data: NumberInput) -> GroupResult:
@@ -21,18 +23,27 @@ def compute(data: NumberInput) -> GroupResult:
     read = ~np.isnan(data.pred)
     zeroed = np.where(read, data.pred, 0.0)
     every = np.ones(len(read), dtype=bool)
-    return {"corr_original": pearson_stat(data.pred, data.truth, read),
-            "corr_score": pearson_stat(data.pred, data.truth, read, rescale=True),
-            "hit_rate": mean_stat(read),
-            "corr_original_penalized": pearson_stat(zeroed, data.truth, every),
-            "corr_score_penalized": pearson_stat(zeroed, data.truth, every, rescale=True)}, {
-        "missing_answers": int((~read).sum())}
+    return {
+        "corr_original": pearson_stat(data.pred, data.truth, read),
+        "corr_score": pearson_stat(data.pred, data.truth, read, rescale=True),
+        "hit_rate": mean_stat(read),
+        "corr_original_penalized": pearson_stat(zeroed, data.truth, every),
+        "corr_score_penalized": pearson_stat(zeroed, data.truth, every, rescale=True),
+    }, {"missing_answers": int((~read).sum())}
 
 
-GROUP = MetricGroup("socket_regression", ("socket_reg",), (
-    Metric("corr_original", True, _R),
-    Metric("corr_score", True, "(r + 1) / 2 of corr_original (eval.py corr_score; the paper's regression score)"),
-    Metric("hit_rate", True, "share of answers with exactly one number (eval.py hit_rate)"),
-    Metric("corr_original_penalized", True, "Pearson r with missing answers read as 0 (eval.py --penalize_missing)"),
-    Metric("corr_score_penalized", True, "(r + 1) / 2 with missing answers read as 0"),
-), compute, order=70)
+GROUP = MetricGroup(
+    "socket_regression",
+    ("socket_reg",),
+    (
+        Metric("corr_original", True, _R),
+        Metric("corr_score", True, "(r + 1) / 2 of corr_original (eval.py corr_score; the paper's regression score)"),
+        Metric("hit_rate", True, "share of answers with exactly one number (eval.py hit_rate)"),
+        Metric(
+            "corr_original_penalized", True, "Pearson r with missing answers read as 0 (eval.py --penalize_missing)"
+        ),
+        Metric("corr_score_penalized", True, "(r + 1) / 2 with missing answers read as 0"),
+    ),
+    compute,
+    order=70,
+)

@@ -22,8 +22,18 @@ def compute(data: SpanInput) -> GroupResult:
     return {"f1": mean_stat(scores), "hit_rate": mean_stat(hits)}, {"missing_answers": hits.count(False)}
 
 
-GROUP = MetricGroup("socket_span", ("socket_span",), (
-    Metric("f1", True, "mean over items of the character-offset Dice of snapped predicted spans and gold spans "
-                       "(eval.py get_span_f1)"),
-    Metric("hit_rate", True, "share of items whose answer gave a span of 3+ characters after snapping"),
-), compute, order=70)
+GROUP = MetricGroup(
+    "socket_span",
+    ("socket_span",),
+    (
+        Metric(
+            "f1",
+            True,
+            "mean over items of the character-offset Dice of snapped predicted spans and gold spans "
+            "(eval.py get_span_f1)",
+        ),
+        Metric("hit_rate", True, "share of items whose answer gave a span of 3+ characters after snapping"),
+    ),
+    compute,
+    order=70,
+)

@@ -12,7 +12,16 @@ def compute(data: LabelInput) -> GroupResult:
     return {"accuracy": mean_stat(data.true_idx == data.pred_idx)}, {}
 
 
-GROUP = MetricGroup("ste_accuracy", ("ste_yes_no",), (
-    Metric("accuracy", True, "share of items answered with the gold yes/no (tempo_wic.py / tweet_nerd.py); an "
-                             "unread answer is wrong"),
-), compute, order=70)
+GROUP = MetricGroup(
+    "ste_accuracy",
+    ("ste_yes_no",),
+    (
+        Metric(
+            "accuracy",
+            True,
+            "share of items answered with the gold yes/no (tempo_wic.py / tweet_nerd.py); an unread answer is wrong",
+        ),
+    ),
+    compute,
+    order=70,
+)

@@ -12,7 +12,16 @@ def compute(data: TopKInput) -> GroupResult:
     return {"accuracy_top5": mean_stat([gold in found[:5] for gold, found in zip(data.gold, data.predicted)])}, {}
 
 
-GROUP = MetricGroup("ste_emoji", ("ste_emoji",), (
-    Metric("accuracy_top5", True, "share of items whose gold emoji is among the first five predicted "
-                                  "(tweet_emoji.py accuracy_top5)"),
-), compute, order=70)
+GROUP = MetricGroup(
+    "ste_emoji",
+    ("ste_emoji",),
+    (
+        Metric(
+            "accuracy_top5",
+            True,
+            "share of items whose gold emoji is among the first five predicted (tweet_emoji.py accuracy_top5)",
+        ),
+    ),
+    compute,
+    order=70,
+)

@@ -38,9 +38,9 @@ def compute(data: LabelInput) -> GroupResult:
         labels = np.arange(h)
         tp, predicted, actual = m[:, labels, labels], m[:, :, labels].sum(1), m[:, labels, :].sum(2)
         hate_hate = m[:, :h, :h].sum((1, 2))
-        hate_other = m[:, :h, h:].sum((1, 2))       # gold hate, answered not_hate or unread
-        other_hate = m[:, h:, :h].sum((1, 2))       # gold not_hate, answered a hate class
-        other_other = m[:, h:, h:].sum((1, 2))      # gold not_hate, answered not_hate or unread
+        hate_other = m[:, :h, h:].sum((1, 2))  # gold hate, answered not_hate or unread
+        other_hate = m[:, h:, :h].sum((1, 2))  # gold not_hate, answered a hate class
+        other_other = m[:, h:, h:].sum((1, 2))  # gold not_hate, answered not_hate or unread
         return tp, predicted, actual, hate_hate, hate_other, other_hate, other_other, m[:, h, h], m.sum((1, 2))
 
     def paper(sums):
@@ -59,10 +59,24 @@ def compute(data: LabelInput) -> GroupResult:
     return {"combined_f1": ItemStat(cells, paper), "combined_f1_script": ItemStat(cells, script)}, {}
 
 
-GROUP = MetricGroup("ste_hate", ("ste_hate",), (
-    Metric("combined_f1", True, "the paper's combined F1: (micro-F1 of hate vs not-hate + macro-F1 over the 7 hate "
-                                "classes, scikit-learn labels=range(7)) / 2; computed by mmsoc from confusion cells"),
-    Metric("combined_f1_script", True, "the official script's: (scikit-learn micro-F1 with labels=range(7) + "
-                                       "macro-F1 of hate vs not-hate) / 2, unread answers as not hate",
-           ("scikit-learn",)),
-), compute, order=70)
+GROUP = MetricGroup(
+    "ste_hate",
+    ("ste_hate",),
+    (
+        Metric(
+            "combined_f1",
+            True,
+            "the paper's combined F1: (micro-F1 of hate vs not-hate + macro-F1 over the 7 hate "
+            "classes, scikit-learn labels=range(7)) / 2; computed by mmsoc from confusion cells",
+        ),
+        Metric(
+            "combined_f1_script",
+            True,
+            "the official script's: (scikit-learn micro-F1 with labels=range(7) + "
+            "macro-F1 of hate vs not-hate) / 2, unread answers as not hate",
+            ("scikit-learn",),
+        ),
+    ),
+    compute,
+    order=70,
+)

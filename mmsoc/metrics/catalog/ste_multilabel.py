@@ -17,15 +17,26 @@ def compute(data: TagInput) -> GroupResult:
     k = truth.shape[1]
 
     def macro(sums):
-        tp, predicted, actual = sums[:, :k], sums[:, k:2 * k], sums[:, 2 * k:]
+        tp, predicted, actual = sums[:, :k], sums[:, k : 2 * k], sums[:, 2 * k :]
         total = predicted + actual
         return np.divide(2 * tp, total, out=np.zeros_like(total), where=total > 0).mean(1)
 
     return {"macro_f1": ItemStat(np.hstack([truth * pred, pred, truth]), macro)}, {}
 
 
-GROUP = MetricGroup("ste_multilabel", ("ste_multilabel",), (
-    Metric("macro_f1", True, "scikit-learn f1_score(average='macro') over all labels of the indicator matrices "
-                             "(tweet_topic.py / tweet_emotion.py; the paper's average macro-F1); computed by mmsoc "
-                             "from per-item indicator counts", ("scikit-learn",)),
-), compute, order=70)
+GROUP = MetricGroup(
+    "ste_multilabel",
+    ("ste_multilabel",),
+    (
+        Metric(
+            "macro_f1",
+            True,
+            "scikit-learn f1_score(average='macro') over all labels of the indicator matrices "
+            "(tweet_topic.py / tweet_emotion.py; the paper's average macro-F1); computed by mmsoc "
+            "from per-item indicator counts",
+            ("scikit-learn",),
+        ),
+    ),
+    compute,
+    order=70,
+)

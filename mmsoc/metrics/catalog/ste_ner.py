@@ -21,22 +21,37 @@ def compute(data: TagSequenceInput) -> GroupResult:
         return np.divide(2 * tp, total, out=np.zeros_like(total), where=total > 0)
 
     def macro(sums):
-        tp, predicted, gold = sums[:, :k], sums[:, k:2 * k], sums[:, 2 * k:]
+        tp, predicted, gold = sums[:, :k], sums[:, k : 2 * k], sums[:, 2 * k :]
         present = (predicted + gold) > 0
-        return np.divide((f1(tp, predicted, gold) * present).sum(1), present.sum(1), out=np.zeros(len(sums)),
-                         where=present.any(1))
+        return np.divide(
+            (f1(tp, predicted, gold) * present).sum(1), present.sum(1), out=np.zeros(len(sums)), where=present.any(1)
+        )
 
     def micro(sums):
-        return f1(sums[:, :k].sum(1), sums[:, k:2 * k].sum(1), sums[:, 2 * k:].sum(1))
+        return f1(sums[:, :k].sum(1), sums[:, k : 2 * k].sum(1), sums[:, 2 * k :].sum(1))
 
-    return {"macro_f1": ItemStat(values, macro), "overall_f1_script": ItemStat(values, micro)}, {
-        "entity_types": types}
+    return {"macro_f1": ItemStat(values, macro), "overall_f1_script": ItemStat(values, micro)}, {"entity_types": types}
 
 
-GROUP = MetricGroup("ste_ner", ("ste_ner",), (
-    Metric("macro_f1", True, "seqeval entity F1 averaged over the entity types present (classification_report "
-                             "'macro avg'; the paper's average macro-F1); computed by mmsoc from per-item entity "
-                             "counts of seqeval get_entities", ("seqeval",)),
-    Metric("overall_f1_script", True, "seqeval micro-averaged entity F1 (the official script's overall_f1)",
-           ("seqeval",)),
-), compute, order=70)
+GROUP = MetricGroup(
+    "ste_ner",
+    ("ste_ner",),
+    (
+        Metric(
+            "macro_f1",
+            True,
+            "seqeval entity F1 averaged over the entity types present (classification_report "
+            "'macro avg'; the paper's average macro-F1); computed by mmsoc from per-item entity "
+            "counts of seqeval get_entities",
+            ("seqeval",),
+        ),
+        Metric(
+            "overall_f1_script",
+            True,
+            "seqeval micro-averaged entity F1 (the official script's overall_f1)",
+            ("seqeval",),
+        ),
+    ),
+    compute,
+    order=70,
+)

@@ -10,12 +10,27 @@ from mmsoc.metrics.suite_inputs import NumberInput
 def compute(data: NumberInput) -> GroupResult:
     from mmsoc.metrics.suite_stats import spearman_stat
 
-    return {"spearman": spearman_stat(data.pred, data.truth, cap_at_zero=True),
-            "spearman_script": spearman_stat(data.pred, data.truth)}, {}
+    return {
+        "spearman": spearman_stat(data.pred, data.truth, cap_at_zero=True),
+        "spearman_script": spearman_stat(data.pred, data.truth),
+    }, {}
 
 
-GROUP = MetricGroup("ste_spearman", ("ste_score",), (
-    Metric("spearman", True, "Spearman's rho (scipy.stats.spearmanr, average ranks for ties) capped below at 0, the "
-                             "paper's score; computed by mmsoc with resample weights", ("scipy",)),
-    Metric("spearman_script", True, "Spearman's rho uncapped (tweet_intimacy.py / tweet_similarity.py)", ("scipy",)),
-), compute, order=70)
+GROUP = MetricGroup(
+    "ste_spearman",
+    ("ste_score",),
+    (
+        Metric(
+            "spearman",
+            True,
+            "Spearman's rho (scipy.stats.spearmanr, average ranks for ties) capped below at 0, the "
+            "paper's score; computed by mmsoc with resample weights",
+            ("scipy",),
+        ),
+        Metric(
+            "spearman_script", True, "Spearman's rho uncapped (tweet_intimacy.py / tweet_similarity.py)", ("scipy",)
+        ),
+    ),
+    compute,
+    order=70,
+)

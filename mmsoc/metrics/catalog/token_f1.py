@@ -12,8 +12,19 @@ def compute(data: TextInput) -> GroupResult:
     return {"macro_f1": token_f1(data.predictions, data.references)}, {}
 
 
-GROUP = MetricGroup("token_f1", ("ocr",), (
-    Metric("macro_f1", True, "mean over items of bag-of-words token F1 between normalised prediction and "
-                             "reference, whitespace tokens counted with scikit-learn CountVectorizer (1 when both "
-                             "are empty)", ("scikit-learn",)),
-), compute, order=65)
+GROUP = MetricGroup(
+    "token_f1",
+    ("ocr",),
+    (
+        Metric(
+            "macro_f1",
+            True,
+            "mean over items of bag-of-words token F1 between normalised prediction and "
+            "reference, whitespace tokens counted with scikit-learn CountVectorizer (1 when both "
+            "are empty)",
+            ("scikit-learn",),
+        ),
+    ),
+    compute,
+    order=65,
+)

@@ -12,8 +12,19 @@ def compute(data: TextInput) -> GroupResult:
     return {"word_bigram_jaccard": word_bigram_jaccard(data.predictions, data.references)}, {}
 
 
-GROUP = MetricGroup("word_bigram", ("generation",), (
-    Metric("word_bigram_jaccard", True, "Jaccard similarity of lower-cased word-bigram sets per item (scikit-learn "
-                                        "CountVectorizer on whitespace tokens), averaged; 0 when neither side has a "
-                                        "bigram (not the paper's bigram similarity)", ("scikit-learn",)),
-), compute, order=43)
+GROUP = MetricGroup(
+    "word_bigram",
+    ("generation",),
+    (
+        Metric(
+            "word_bigram_jaccard",
+            True,
+            "Jaccard similarity of lower-cased word-bigram sets per item (scikit-learn "
+            "CountVectorizer on whitespace tokens), averaged; 0 when neither side has a "
+            "bigram (not the paper's bigram similarity)",
+            ("scikit-learn",),
+        ),
+    ),
+    compute,
+    order=43,
+)

@@ -28,8 +28,15 @@ def path(name: str) -> str:
     return str(Path(__file__).resolve().parent / name)
 
 
-def score(task: str, kinds: Sequence[str], predictions: Sequence[Any], references: Sequence[Any],
-          ids: Sequence[str] | None = None, text_encoder: str | None = None, fast: bool = False) -> dict[str, Any]:
+def score(
+    task: str,
+    kinds: Sequence[str],
+    predictions: Sequence[Any],
+    references: Sequence[Any],
+    ids: Sequence[str] | None = None,
+    text_encoder: str | None = None,
+    fast: bool = False,
+) -> dict[str, Any]:
     """What the modules compute, as ``mmsoc score`` writes it to metrics.json (undefined values None):
     :func:`mmsoc.tasks.score_task_averaged` of ``task``, whose kind must be one of ``kinds``; ``ids``
     (``dataset/item``) let a task that pools datasets score each one."""

@@ -13,8 +13,9 @@ from mmsoc.models.registry import MediaSettings, ModelEntry, ModelOptions
 DTYPES = ("float32", "float16", "bfloat16")
 
 
-def load_hf_model(model_id_or_dir: str, dtype: str = "float32", device: str = "auto",
-                  adapter: str | None = None) -> tuple[Any, Any, Family]:
+def load_hf_model(
+    model_id_or_dir: str, dtype: str = "float32", device: str = "auto", adapter: str | None = None
+) -> tuple[Any, Any, Family]:
     """Load (model, processor, family) from a hub id or local folder, optionally with a peft adapter.
 
     The processor pads on the left, so decoder-only models see every prompt end at the same column.
@@ -33,7 +34,8 @@ def load_hf_model(model_id_or_dir: str, dtype: str = "float32", device: str = "a
         processor = AutoProcessor.from_pretrained(model_id_or_dir)
         config = AutoConfig.from_pretrained(model_id_or_dir)
         model = model_class(config, recipe_for(config, processor)).from_pretrained(
-            model_id_or_dir, dtype="auto" if dtype == "auto" else getattr(torch, dtype))
+            model_id_or_dir, dtype="auto" if dtype == "auto" else getattr(torch, dtype)
+        )
     except (OSError, ValueError) as err:  # missing files, or a folder transformers cannot read
         raise OSError(f"cannot load model {model_id_or_dir!r} (a local folder or a reachable hub id): {err}") from err
     family = detect_family(model.config)
@@ -55,8 +57,14 @@ class HFModel:
     """Batched generation with left padding and per-request sampling seeds; option scoring by a
     forward pass over prompt + option (right padded, so positions never depend on the batch)."""
 
-    def __init__(self, model_id_or_dir: str, dtype: str = "float32", device: str = "auto",
-                 adapter: str | None = None, media: MediaSettings = MediaSettings()):
+    def __init__(
+        self,
+        model_id_or_dir: str,
+        dtype: str = "float32",
+        device: str = "auto",
+        adapter: str | None = None,
+        media: MediaSettings = MediaSettings(),
+    ):
         from mmsoc.models.recipes import recipe_for
 
         self.name = model_id_or_dir
@@ -91,14 +99,21 @@ class HFModel:
         if not requests:
             return []
         batch = self._on_device(prepared if prepared is not None else self.prepare(requests))
-        processors = [] if settings.greedy else [
-            PerRowSampler([r.rng_seed for r in requests], settings.temperature, settings.top_p)]
+        processors = (
+            []
+            if settings.greedy
+            else [PerRowSampler([r.rng_seed for r in requests], settings.temperature, settings.top_p)]
+        )
         with torch.inference_mode():
-            out = self.model.generate(**batch, max_new_tokens=settings.max_new_tokens, do_sample=False,
-                                      logits_processor=processors,
-                                      pad_token_id=self.processor.tokenizer.pad_token_id)
+            out = self.model.generate(
+                **batch,
+                max_new_tokens=settings.max_new_tokens,
+                do_sample=False,
+                logits_processor=processors,
+                pad_token_id=self.processor.tokenizer.pad_token_id,
+            )
         if self._prompt_is_echoed:
-            out = out[:, batch["input_ids"].shape[1]:]
+            out = out[:, batch["input_ids"].shape[1] :]
         with self._tokenizer_lock:
             texts = self.processor.batch_decode(out, skip_special_tokens=True)
         return [text.strip() for text in texts]
@@ -113,11 +128,12 @@ class HFModel:
         tokenizer = self.processor.tokenizer
         targets = [tokenizer(option, add_special_tokens=False)["input_ids"] for _, option in rows]
         batch = self.encode([request for request, _ in rows], padding_side="right")
-        logliks = continuation_logliks(self.model, batch, targets, tokenizer.pad_token_id,
-                                       encoder_decoder=not self._prompt_is_echoed)
+        logliks = continuation_logliks(
+            self.model, batch, targets, tokenizer.pad_token_id, encoder_decoder=not self._prompt_is_echoed
+        )
         out, k = [], 0
         for opts in options:
-            out.append(OptionScores(tuple(logliks[k:k + len(opts)]), tuple(len(o) for o in opts)))
+            out.append(OptionScores(tuple(logliks[k : k + len(opts)]), tuple(len(o) for o in opts)))
             k += len(opts)
         return out
 
@@ -126,6 +142,10 @@ def build(arg: str, options: ModelOptions) -> HFModel:
     return HFModel(arg, dtype=options.dtype, device=options.device, adapter=options.adapter, media=options.media)
 
 
-MODEL = ModelEntry("hf", "mmsoc.models.backends.hf:build", frozenset({"text", "image"}),
-                   "any transformers image-text-to-text model (or video / audio multimodal LM): a hub id or a "
-                   "local folder", adapters=True)
+MODEL = ModelEntry(
+    "hf",
+    "mmsoc.models.backends.hf:build",
+    frozenset({"text", "image"}),
+    "any transformers image-text-to-text model (or video / audio multimodal LM): a hub id or a local folder",
+    adapters=True,
+)

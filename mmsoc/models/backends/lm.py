@@ -22,8 +22,9 @@ from mmsoc.models.registry import ModelEntry, ModelOptions
 DTYPES = ("float32", "float16", "bfloat16")
 
 
-def load_text_lm(model_id_or_dir: str, dtype: str = "float32", device: str = "auto",
-                 adapter: str | None = None) -> tuple[Any, Any, bool]:
+def load_text_lm(
+    model_id_or_dir: str, dtype: str = "float32", device: str = "auto", adapter: str | None = None
+) -> tuple[Any, Any, bool]:
     """(model, tokenizer, is encoder-decoder) from a hub id or folder, optionally with a peft adapter."""
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
@@ -37,11 +38,12 @@ def load_text_lm(model_id_or_dir: str, dtype: str = "float32", device: str = "au
         seq2seq = bool(getattr(config, "is_encoder_decoder", False))
         loader = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
         tokenizer = AutoTokenizer.from_pretrained(model_id_or_dir)
-        model: Any = loader.from_pretrained(model_id_or_dir,
-                                           dtype="auto" if dtype == "auto" else getattr(torch, dtype))
+        model: Any = loader.from_pretrained(model_id_or_dir, dtype="auto" if dtype == "auto" else getattr(torch, dtype))
     except (OSError, ValueError) as err:
-        raise OSError(f"cannot load text model {model_id_or_dir!r} (give a local folder, or a hub id the machine can "
-                      f"reach or has cached): {err}") from err
+        raise OSError(
+            f"cannot load text model {model_id_or_dir!r} (give a local folder, or a hub id the machine can "
+            f"reach or has cached): {err}"
+        ) from err
     if adapter:
         from peft import PeftModel
 
@@ -56,8 +58,7 @@ class TextLM:
 
     modalities = frozenset({"text"})
 
-    def __init__(self, model_id_or_dir: str, dtype: str = "float32", device: str = "auto",
-                 adapter: str | None = None):
+    def __init__(self, model_id_or_dir: str, dtype: str = "float32", device: str = "auto", adapter: str | None = None):
         self.name = model_id_or_dir
         self.model, self.tokenizer, self.seq2seq = load_text_lm(model_id_or_dir, dtype, device, adapter)
         config = self.model.config
@@ -66,8 +67,9 @@ class TextLM:
     def _prompts(self, requests: Sequence[Request]) -> list[str]:
         for request in requests:
             if any(not isinstance(part, Text) for part in request.parts):
-                raise ValueError(f"request {request.task!r} item {request.id!r} carries media; lm:{self.name} reads "
-                                 "text only")
+                raise ValueError(
+                    f"request {request.task!r} item {request.id!r} carries media; lm:{self.name} reads text only"
+                )
         return [request.prompt for request in requests]
 
     def _encode(self, requests: Sequence[Request], padding_side: str, room: int = 0) -> Any:
@@ -76,8 +78,10 @@ class TextLM:
             lengths = batch["attention_mask"].sum(1).tolist()
             for request, length in zip(requests, lengths):
                 if length + room > self.max_positions:
-                    raise ValueError(f"request {request.task!r} item {request.id!r}: {length} prompt tokens and "
-                                     f"{room} more do not fit the model's {self.max_positions} positions")
+                    raise ValueError(
+                        f"request {request.task!r} item {request.id!r}: {length} prompt tokens and "
+                        f"{room} more do not fit the model's {self.max_positions} positions"
+                    )
         return batch.to(self.model.device)
 
     def generate(self, requests: Sequence[Request], settings: GenerationSettings) -> list[str]:
@@ -89,13 +93,21 @@ class TextLM:
         if not requests:
             return []
         batch = self._encode(requests, "right" if self.seq2seq else "left", settings.max_new_tokens)
-        processors = [] if settings.greedy else [
-            PerRowSampler([r.rng_seed for r in requests], settings.temperature, settings.top_p)]
+        processors = (
+            []
+            if settings.greedy
+            else [PerRowSampler([r.rng_seed for r in requests], settings.temperature, settings.top_p)]
+        )
         with torch.inference_mode():
-            out = self.model.generate(**batch, max_new_tokens=settings.max_new_tokens, do_sample=False,
-                                      logits_processor=processors, pad_token_id=self.tokenizer.pad_token_id)
+            out = self.model.generate(
+                **batch,
+                max_new_tokens=settings.max_new_tokens,
+                do_sample=False,
+                logits_processor=processors,
+                pad_token_id=self.tokenizer.pad_token_id,
+            )
         if not self.seq2seq:
-            out = out[:, batch["input_ids"].shape[1]:]
+            out = out[:, batch["input_ids"].shape[1] :]
         return [text.strip() for text in self.tokenizer.batch_decode(out, skip_special_tokens=True)]
 
     def score_options(self, requests: Sequence[Request], options: Sequence[Sequence[str]]) -> list[OptionScores]:
@@ -107,11 +119,12 @@ class TextLM:
             return [OptionScores((), ()) for _ in requests]
         targets = [self.tokenizer(option, add_special_tokens=False)["input_ids"] for _, option in rows]
         batch = self._encode([request for request, _ in rows], "right", max(map(len, targets)))
-        logliks = continuation_logliks(self.model, batch, targets, self.tokenizer.pad_token_id,
-                                       encoder_decoder=self.seq2seq)
+        logliks = continuation_logliks(
+            self.model, batch, targets, self.tokenizer.pad_token_id, encoder_decoder=self.seq2seq
+        )
         out, k = [], 0
         for opts in options:
-            out.append(OptionScores(tuple(logliks[k:k + len(opts)]), tuple(len(o) for o in opts)))
+            out.append(OptionScores(tuple(logliks[k : k + len(opts)]), tuple(len(o) for o in opts)))
             k += len(opts)
         return out
 
@@ -122,6 +135,10 @@ def build(arg: str, options: ModelOptions) -> TextLM:
     return TextLM(arg, dtype=options.dtype, device=options.device, adapter=options.adapter)
 
 
-MODEL = ModelEntry("lm", "mmsoc.models.backends.lm:build", frozenset({"text"}),
-                   "'lm:ID_OR_DIR': any transformers text LM, causal or seq2seq (text suites; prompts as written, "
-                   "no chat template)", adapters=True)
+MODEL = ModelEntry(
+    "lm",
+    "mmsoc.models.backends.lm:build",
+    frozenset({"text"}),
+    "'lm:ID_OR_DIR': any transformers text LM, causal or seq2seq (text suites; prompts as written, no chat template)",
+    adapters=True,
+)

@@ -146,12 +146,15 @@ class OpenAIModel:
         except self._errors.APIConnectionError as err:
             raise UsageError(f"cannot reach {self.api_base} ({err}); start the server or correct --api-base") from None
         if served and self.name not in served:
-            raise UsageError(f"{self.api_base} serves {', '.join(served)}, not {self.name!r}; "
-                             f"pass --model openai:{served[0]}")
+            raise UsageError(
+                f"{self.api_base} serves {', '.join(served)}, not {self.name!r}; pass --model openai:{served[0]}"
+            )
 
     def _refused_key(self, err: Any) -> str:
-        return (f"{self.api_base} refused the API key ({err.status_code}); set "
-                f"{' or '.join(API_KEY_VARIABLES)} to a key it accepts")
+        return (
+            f"{self.api_base} refused the API key ({err.status_code}); set "
+            f"{' or '.join(API_KEY_VARIABLES)} to a key it accepts"
+        )
 
     def _call(self, where: str, messages: list[dict[str, Any]], fields: dict[str, Any]) -> Any:
         """One chat completion; failures after the client's retries become RequestFailed naming ``where``."""
@@ -159,18 +162,24 @@ class OpenAIModel:
         known = {key: value for key, value in fields.items() if key in STANDARD_FIELDS}
         extra = {key: value for key, value in fields.items() if key not in STANDARD_FIELDS}
         try:
-            return self.client.chat.completions.create(model=self.name, messages=messages,  # type: ignore[arg-type]
-                                                       extra_body=extra or None, **known)
+            return self.client.chat.completions.create(
+                model=self.name,
+                messages=messages,  # type: ignore[arg-type]
+                extra_body=extra or None,
+                **known,
+            )
         except (errors.AuthenticationError, errors.PermissionDeniedError) as err:
             raise UsageError(self._refused_key(err)) from None
         except errors.APIStatusError as err:
             retried = err.status_code in (408, 409, 429) or err.status_code >= 500
             after = f" after {self.retries + 1} attempts" if retried else ""
-            raise RequestFailed(f"{where}: the server answered {err.status_code}{after}: {_detail(err)}",
-                                err.status_code) from None
+            raise RequestFailed(
+                f"{where}: the server answered {err.status_code}{after}: {_detail(err)}", err.status_code
+            ) from None
         except errors.APIConnectionError as err:
-            raise RequestFailed(f"{where}: no answer from {self.api_base} after {self.retries + 1} attempts "
-                                f"({err.message})") from None
+            raise RequestFailed(
+                f"{where}: no answer from {self.api_base} after {self.retries + 1} attempts ({err.message})"
+            ) from None
 
     def _where(self, request: Request) -> str:
         seed = "" if request.seed is None else f", seed {request.seed}"
@@ -244,7 +253,7 @@ class OpenAIModel:
             raise first
         out, k = [], 0
         for request, opts in zip(requests, options):
-            context, rows = results[k], results[k + 1:k + 1 + len(opts)]
+            context, rows = results[k], results[k + 1 : k + 1 + len(opts)]
             k += 1 + len(opts)
             logliks = tuple(continuation_loglik(context, ids, logprobs, self._where(request)) for ids, logprobs in rows)
             out.append(OptionScores(logliks, tuple(len(o) for o in opts)))
@@ -261,8 +270,10 @@ class OpenAIModel:
             raise
 
     def _no_logprobs(self, why: str) -> str:
-        return (f"{self.api_base} does not return prompt log-probabilities ({why}); option scoring needs a "
-                "server that does (vLLM); use --answer generate")
+        return (
+            f"{self.api_base} does not return prompt log-probabilities ({why}); option scoring needs a "
+            "server that does (vLLM); use --answer generate"
+        )
 
     def _prompt_tokens(self, request: Request) -> tuple[int, list[int] | None]:
         """(length, token ids or None) of the request's prompt with the generation prompt."""
@@ -273,16 +284,18 @@ class OpenAIModel:
     def _option_tokens(self, request: Request, option: str) -> tuple[list[int] | None, list[Any]]:
         """(token ids or None, prompt log-probabilities) of the request followed by ``option`` as the reply."""
         messages = [self._user(request), {"role": "assistant", "content": [{"type": "text", "text": option}]}]
-        response = self._scoring_call(request, messages, {"add_generation_prompt": False,
-                                                          "continue_final_message": True, "prompt_logprobs": 0})
+        response = self._scoring_call(
+            request, messages, {"add_generation_prompt": False, "continue_final_message": True, "prompt_logprobs": 0}
+        )
         extra = response.model_extra or {}
         if not extra.get("prompt_logprobs"):
             raise CannotScore(self._no_logprobs("its answers carry no prompt_logprobs"))
         return extra.get("prompt_token_ids"), extra["prompt_logprobs"]
 
 
-def continuation_loglik(context: tuple[int, list[int] | None], ids: list[int] | None, logprobs: list[Any],
-                        where: str) -> float:
+def continuation_loglik(
+    context: tuple[int, list[int] | None], ids: list[int] | None, logprobs: list[Any], where: str
+) -> float:
     """Sum of the prompt log-probabilities of the tokens after the context.
 
     ``context`` is (length, token ids or None) of the prompt alone; ``ids`` the token ids of the
@@ -322,6 +335,11 @@ def build(arg: str, options: ModelOptions) -> OpenAIModel:
     return OpenAIModel(arg, options.api_base, options.concurrency, options.timeout, options.retries)
 
 
-MODEL = ModelEntry("openai", "mmsoc.models.backends.openai:build", frozenset({"text", "image", "video"}),
-                   "'openai:NAME' with --api-base URL: a model on an OpenAI-compatible server (vLLM, SGLang, "
-                   "transformers serve); key from $MMSOC_API_KEY or $OPENAI_API_KEY", remote=True)
+MODEL = ModelEntry(
+    "openai",
+    "mmsoc.models.backends.openai:build",
+    frozenset({"text", "image", "video"}),
+    "'openai:NAME' with --api-base URL: a model on an OpenAI-compatible server (vLLM, SGLang, "
+    "transformers serve); key from $MMSOC_API_KEY or $OPENAI_API_KEY",
+    remote=True,
+)

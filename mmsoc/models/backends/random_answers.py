@@ -27,13 +27,22 @@ class RandomModel:
         return out
 
     def score_options(self, requests: Sequence[Request], options: Sequence[Sequence[str]]) -> list[OptionScores]:
-        return [OptionScores(tuple(float(x) for x in np.random.default_rng(r.rng_seed).random(len(opts))),
-                             tuple(len(o) for o in opts)) for r, opts in zip(requests, options)]
+        return [
+            OptionScores(
+                tuple(float(x) for x in np.random.default_rng(r.rng_seed).random(len(opts))),
+                tuple(len(o) for o in opts),
+            )
+            for r, opts in zip(requests, options)
+        ]
 
 
 def build(arg: str, options: ModelOptions) -> RandomModel:
     return RandomModel()
 
 
-MODEL = ModelEntry("random", "mmsoc.models.backends.random_answers:build", frozenset({"text"}),
-                   "a uniformly random allowed answer, seeded per item (the paper's random baseline)")
+MODEL = ModelEntry(
+    "random",
+    "mmsoc.models.backends.random_answers:build",
+    frozenset({"text"}),
+    "a uniformly random allowed answer, seeded per item (the paper's random baseline)",
+)

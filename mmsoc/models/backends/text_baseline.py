@@ -30,8 +30,16 @@ class TextBaselineModel:
 
     modalities = frozenset({"text"})
 
-    def __init__(self, data: str, classifier: str | None = None, encoder: str | None = None, device: str = "auto",
-                 epochs: int = 3, learning_rate: float = 5e-5, batch_size: int = 16):
+    def __init__(
+        self,
+        data: str,
+        classifier: str | None = None,
+        encoder: str | None = None,
+        device: str = "auto",
+        epochs: int = 3,
+        learning_rate: float = 5e-5,
+        batch_size: int = 16,
+    ):
         self.name = "text-baseline" + (f":{classifier}" if classifier else "")
         self.data, self.classifier, self.encoder, self.device = data, classifier, encoder, device
         self.epochs, self.learning_rate, self.batch_size = epochs, learning_rate, batch_size
@@ -71,16 +79,25 @@ class TextBaselineModel:
         if self.classifier:
             from mmsoc.models.text_classifier import fit_sequence_classifier
 
-            scores = fit_sequence_classifier(self.classifier, [e.text for e in train], targets, len(spec.labels), seed,
-                                             multilabel=multilabel, epochs=self.epochs,
-                                             learning_rate=self.learning_rate, batch_size=self.batch_size,
-                                             device=self.device)
+            scores = fit_sequence_classifier(
+                self.classifier,
+                [e.text for e in train],
+                targets,
+                len(spec.labels),
+                seed,
+                multilabel=multilabel,
+                epochs=self.epochs,
+                learning_rate=self.learning_rate,
+                batch_size=self.batch_size,
+                device=self.device,
+            )
         else:
             scores = self._frozen_classifier([e.text for e in train], targets, len(spec.labels), seed)
         return lambda texts: [_answer(spec, row, multilabel) for row in scores(texts)]
 
-    def _frozen_classifier(self, texts: list[str], targets: np.ndarray, n_labels: int,
-                           seed: int) -> Callable[[list[str]], np.ndarray]:
+    def _frozen_classifier(
+        self, texts: list[str], targets: np.ndarray, n_labels: int, seed: int
+    ) -> Callable[[list[str]], np.ndarray]:
         """Logistic regression on frozen embeddings; returns per-label probabilities."""
         from sklearn.linear_model import LogisticRegression
         from sklearn.multiclass import OneVsRestClassifier
@@ -145,6 +162,10 @@ def build(arg: str, options: ModelOptions) -> TextBaselineModel:
     return TextBaselineModel(options.data, classifier=arg or None, device=options.device)
 
 
-MODEL = ModelEntry("text-baseline", "mmsoc.models.backends.text_baseline:build", frozenset({"text"}),
-                   "the item's text alone: frozen MiniLM + logistic regression, or 'text-baseline:ID_OR_DIR' to "
-                   "fine-tune that sequence classifier, trained on the data's train split")
+MODEL = ModelEntry(
+    "text-baseline",
+    "mmsoc.models.backends.text_baseline:build",
+    frozenset({"text"}),
+    "the item's text alone: frozen MiniLM + logistic regression, or 'text-baseline:ID_OR_DIR' to "
+    "fine-tune that sequence classifier, trained on the data's train split",
+)

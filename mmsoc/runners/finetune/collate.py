@@ -26,8 +26,13 @@ def _load_image(path: str) -> Image.Image:
 class TrainCollator:
     """Callable turning TrainItems into right-padded model inputs with masked labels."""
 
-    def __init__(self, processor, format_prompt: Callable[[Request], str], max_target_tokens: int = 256,
-                 encode: Callable[[Request], dict[str, torch.Tensor]] | None = None):
+    def __init__(
+        self,
+        processor,
+        format_prompt: Callable[[Request], str],
+        max_target_tokens: int = 256,
+        encode: Callable[[Request], dict[str, torch.Tensor]] | None = None,
+    ):
         self.processor = processor
         self.encode = encode
         self.tokenizer = getattr(processor, "tokenizer", processor)

@@ -41,8 +41,11 @@ def answer_text(task_id: str, label: object) -> str:
     return kind_of(spec).target(spec, label)
 
 
-def build_training_set(examples: Iterable[Example], prompts: Mapping[str, str],
-                       explanations: Mapping[tuple[str, str], Explanation] | None = None) -> TrainingSet:
+def build_training_set(
+    examples: Iterable[Example],
+    prompts: Mapping[str, str],
+    explanations: Mapping[tuple[str, str], Explanation] | None = None,
+) -> TrainingSet:
     """Pair each labelled example with its canonical answer (and teacher explanation, when a table
     is given). Items without a label or an image, or with a label outside the task's answer set, are
     skipped and recorded."""
@@ -58,7 +61,11 @@ def build_training_set(examples: Iterable[Example], prompts: Mapping[str, str],
             result.problems.append({"task": example.task, "id": example.id, "reason": str(err)})
             continue
         found = find_explanation(explanations, example.task, example.id) if explanations is not None else None
-        result.items.append(TrainItem(request_for(example, prompts[example.task]),
-                                      with_explanation(target, found.explanation if found else None),
-                                      explained=found is not None))
+        result.items.append(
+            TrainItem(
+                request_for(example, prompts[example.task]),
+                with_explanation(target, found.explanation if found else None),
+                explained=found is not None,
+            )
+        )
     return result

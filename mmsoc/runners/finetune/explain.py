@@ -59,10 +59,17 @@ def explain_requests(examples: Sequence[Example], seed: int | None) -> tuple[lis
     return requests, problems
 
 
-def write_explanations(backend: Model, examples: Sequence[Example], out_dir: str | os.PathLike,
-                       settings: GenerationSettings, seed: int = 0, batch_size: int = 8, progress: bool = False,
-                       meta: dict[str, Any] | None = None,
-                       problems: Sequence[dict[str, str]] = ()) -> ExplainSummary:
+def write_explanations(
+    backend: Model,
+    examples: Sequence[Example],
+    out_dir: str | os.PathLike,
+    settings: GenerationSettings,
+    seed: int = 0,
+    batch_size: int = 8,
+    progress: bool = False,
+    meta: dict[str, Any] | None = None,
+    problems: Sequence[dict[str, str]] = (),
+) -> ExplainSummary:
     """Explain every example into the run folder ``out_dir`` (``RunFolder``, rows keyed by task and id).
 
     ``config.json`` holds the run's identity (``meta``, e.g. the teacher model and data, plus the
@@ -73,8 +80,12 @@ def write_explanations(backend: Model, examples: Sequence[Example], out_dir: str
     """
     folder = RunFolder(out_dir, key_fields=("task", "id"))
     generation = {"greedy": True, "max_new_tokens": settings.max_new_tokens} if settings.greedy else asdict(settings)
-    config = {"why_prompt_version": WHY_PROMPT_VERSION, "generation": generation,
-              "seed": None if settings.greedy else seed, **(meta or {})}
+    config = {
+        "why_prompt_version": WHY_PROMPT_VERSION,
+        "generation": generation,
+        "seed": None if settings.greedy else seed,
+        **(meta or {}),
+    }
     config = json.loads(json.dumps(config))
     labels = {(e.task, e.id): e.label for e in examples}
     requests, skipped = explain_requests(examples, None if settings.greedy else seed)
@@ -88,16 +99,24 @@ def write_explanations(backend: Model, examples: Sequence[Example], out_dir: str
         folder.claim(config)
         with JsonlAppender(folder.own_log(0, 1)) as log:
             for start in tqdm(range(0, len(todo), batch_size), desc="explaining", disable=not progress):
-                batch = todo[start:start + batch_size]
+                batch = todo[start : start + batch_size]
                 for request, raw in zip(batch, backend.generate(batch, settings)):
                     if not raw.strip():
-                        summary.problems.append({"task": request.task, "id": request.id,
-                                                 "problem": "empty explanation"})
+                        summary.problems.append(
+                            {"task": request.task, "id": request.id, "problem": "empty explanation"}
+                        )
                         continue
                     label = labels[(request.task, request.id)]
-                    log.append(Explanation(request.id, raw.strip(), request.task,
-                                           label if isinstance(label, str) else ",".join(label),
-                                           request.prompt, WHY_PROMPT_VERSION).row())
+                    log.append(
+                        Explanation(
+                            request.id,
+                            raw.strip(),
+                            request.task,
+                            label if isinstance(label, str) else ",".join(label),
+                            request.prompt,
+                            WHY_PROMPT_VERSION,
+                        ).row()
+                    )
                     summary.written += 1
         folder.merge([(r.task, r.id) for r in requests])
         folder.write_problems(summary.problems)

@@ -24,8 +24,14 @@ class Explanation:
     prompt_version: str = ""
 
     def row(self) -> dict:
-        return {"id": self.id, "task": self.task, "label": self.label, "explanation": self.explanation,
-                "prompt": self.prompt, "prompt_version": self.prompt_version}
+        return {
+            "id": self.id,
+            "task": self.task,
+            "label": self.label,
+            "explanation": self.explanation,
+            "prompt": self.prompt,
+            "prompt_version": self.prompt_version,
+        }
 
 
 def read_explanations(path: str | os.PathLike) -> dict[tuple[str, str], Explanation]:
@@ -46,10 +52,17 @@ def read_explanations(path: str | os.PathLike) -> dict[tuple[str, str], Explanat
             raise InputError(path, "not a string", line=line, field="task")
         key = (task, row["id"])
         if key in table:
-            raise InputError(path, f"duplicate explanation for {task + '/' if task else ''}{row['id']}", line=line,
-                             field="id")
-        table[key] = Explanation(row["id"], row["explanation"].strip(), task, str(row.get("label", "")),
-                                 str(row.get("prompt", "")), str(row.get("prompt_version", "")))
+            raise InputError(
+                path, f"duplicate explanation for {task + '/' if task else ''}{row['id']}", line=line, field="id"
+            )
+        table[key] = Explanation(
+            row["id"],
+            row["explanation"].strip(),
+            task,
+            str(row.get("label", "")),
+            str(row.get("prompt", "")),
+            str(row.get("prompt_version", "")),
+        )
     return table
 
 

@@ -22,8 +22,9 @@ def adapter_base(adapter_dir: str | os.PathLike) -> str:
     return base
 
 
-def merge_adapter(adapter_dir: str | os.PathLike, out_dir: str | os.PathLike, base_model: str | None = None,
-                  dtype: str = "float32") -> Path:
+def merge_adapter(
+    adapter_dir: str | os.PathLike, out_dir: str | os.PathLike, base_model: str | None = None, dtype: str = "float32"
+) -> Path:
     """Fold the adapter's low-rank updates into the base weights; write model + processor to ``out_dir``.
 
     The folder is built beside ``out_dir`` and renamed into place, so a crash never leaves half a model.

@@ -29,8 +29,9 @@ from mmsoc.runners.finetune.data import answer_text, request_for
 from mmsoc.tasks import parse_response
 
 SELF_IMPROVE_VERSION = "self-improve-v1"
-REVISE_TEMPLATE = ('Your previous answer to this question was: "{previous}"\n'
-                   "Considering it, answer the question again.\n{instruction}")
+REVISE_TEMPLATE = (
+    'Your previous answer to this question was: "{previous}"\nConsidering it, answer the question again.\n{instruction}'
+)
 """Prompt of rounds 2 and later (versioned by SELF_IMPROVE_VERSION)."""
 
 KEY = ("task", "id", "seed", "round")
@@ -42,11 +43,21 @@ def round_prompt(instruction: str, previous: str | None) -> str:
     return instruction if previous is None else REVISE_TEMPLATE.format(previous=previous, instruction=instruction)
 
 
-def run_self_improve(backend: Model, examples: Sequence[Example], instruction: str, prompt_version: str,
-                     out_dir: str | os.PathLike, rounds: int = 6, settings: GenerationSettings = GenerationSettings(),
-                     seed: int = 0, batch_size: int = 8, text_encoder: str | None = None,
-                     meta: dict | None = None, progress: bool = False,
-                     problems: Sequence[dict[str, Any]] = ()) -> dict:
+def run_self_improve(
+    backend: Model,
+    examples: Sequence[Example],
+    instruction: str,
+    prompt_version: str,
+    out_dir: str | os.PathLike,
+    rounds: int = 6,
+    settings: GenerationSettings = GenerationSettings(),
+    seed: int = 0,
+    batch_size: int = 8,
+    text_encoder: str | None = None,
+    meta: dict | None = None,
+    progress: bool = False,
+    problems: Sequence[dict[str, Any]] = (),
+) -> dict:
     """Run ``rounds`` rounds over labelled ``examples`` of one task into the run folder ``out_dir``.
 
     Rows are keyed by (task, id, seed, round); ``config.json`` is the run's identity (a different
@@ -55,14 +66,26 @@ def run_self_improve(backend: Model, examples: Sequence[Example], instruction: s
     """
     folder = RunFolder(out_dir, key_fields=KEY)
     labelled = [e for e in examples if e.label is not None]
-    problems = [*problems, *({"task": e.task, "id": e.id, "problem": "no gold label"} for e in examples
-                             if e.label is None)]
+    problems = [
+        *problems,
+        *({"task": e.task, "id": e.id, "problem": "no gold label"} for e in examples if e.label is None),
+    ]
     if not labelled or rounds < 1:
         raise ValueError("self-improvement needs labelled examples and at least one round")
     task = labelled[0].task
-    config = json.loads(json.dumps({"task": task, "rounds": rounds, "seed": seed, "generation": asdict(settings),
-                                    "prompt_version": prompt_version, "revise_version": SELF_IMPROVE_VERSION,
-                                    **(meta or {})}))
+    config = json.loads(
+        json.dumps(
+            {
+                "task": task,
+                "rounds": rounds,
+                "seed": seed,
+                "generation": asdict(settings),
+                "prompt_version": prompt_version,
+                "revise_version": SELF_IMPROVE_VERSION,
+                **(meta or {}),
+            }
+        )
+    )
     references = {e.id: answer_text(task, e.label) for e in labelled}
     with folder.lock():
         folder.check(config)
@@ -75,9 +98,13 @@ def run_self_improve(backend: Model, examples: Sequence[Example], instruction: s
                 todo = [e for e in labelled if (number, e.id) not in answers]
                 bar.update(len(labelled) - len(todo))
                 for start in range(0, len(todo), batch_size):
-                    batch = todo[start:start + batch_size]
-                    requests = [_request(e, instruction, answers.get((number - 1, e.id)), number,
-                                         None if settings.greedy else seed) for e in batch]
+                    batch = todo[start : start + batch_size]
+                    requests = [
+                        _request(
+                            e, instruction, answers.get((number - 1, e.id)), number, None if settings.greedy else seed
+                        )
+                        for e in batch
+                    ]
                     for example, request, raw in zip(batch, requests, backend.generate(requests, settings)):
                         log.append(_row(example, request, raw, seed, number, prompt_version, references[example.id]))
                         answers[(number, example.id)] = raw
@@ -87,25 +114,40 @@ def run_self_improve(backend: Model, examples: Sequence[Example], instruction: s
         folder.write_problems(problems)
         ids = [e.id for e in labelled]
         per_round = [[answers[(r, i)] for i in ids] for r in range(1, rounds + 1)]
-        metrics = {**similarity_table(per_round, [references[i] for i in ids], text_encoder),
-                   "success_rate": [sum(parse_response(task, a).ok for a in answers_r) / len(ids)
-                                    for answers_r in per_round],
-                   "task": task, "items": len(ids), "rounds": rounds}
+        metrics = {
+            **similarity_table(per_round, [references[i] for i in ids], text_encoder),
+            "success_rate": [sum(parse_response(task, a).ok for a in answers_r) / len(ids) for answers_r in per_round],
+            "task": task,
+            "items": len(ids),
+            "rounds": rounds,
+        }
         folder.write_metrics(metrics)
         plot_similarity(metrics, folder.path / "similarity.png")
     return metrics
 
 
-def _row(example: Example, request: Request, raw: str, seed: int, number: int, prompt_version: str,
-         reference_text: str) -> dict[str, Any]:
+def _row(
+    example: Example, request: Request, raw: str, seed: int, number: int, prompt_version: str, reference_text: str
+) -> dict[str, Any]:
     """A prediction row as ``mmsoc eval`` writes it (so ``mmsoc report`` scores each round), plus the round,
     the prompt and the reference answer text the similarities compare against."""
     lenient = parse_response(example.task, raw, mode="lenient")
     strict = parse_response(example.task, raw, mode="strict")
     label = example.label
-    return {"task": example.task, "id": example.id, "seed": seed, "round": number, "prompt": request.prompt,
-            "prompt_version": prompt_version, "raw": raw, "parsed": _jsonable(lenient.label), "valid": lenient.ok,
-            "strict_valid": strict.ok, "reference": _jsonable(label), "reference_text": reference_text}
+    return {
+        "task": example.task,
+        "id": example.id,
+        "seed": seed,
+        "round": number,
+        "prompt": request.prompt,
+        "prompt_version": prompt_version,
+        "raw": raw,
+        "parsed": _jsonable(lenient.label),
+        "valid": lenient.ok,
+        "strict_valid": strict.ok,
+        "reference": _jsonable(label),
+        "reference_text": reference_text,
+    }
 
 
 def _jsonable(value: Any) -> Any:
@@ -117,17 +159,20 @@ def _request(example: Example, instruction: str, previous: str | None, number: i
     return replace(request_for(example, round_prompt(instruction, previous), seed), id=f"{example.id}#round{number}")
 
 
-def similarity_table(per_round: Sequence[Sequence[str]], references: Sequence[str],
-                     text_encoder: str | None = None) -> dict:
+def similarity_table(
+    per_round: Sequence[Sequence[str]], references: Sequence[str], text_encoder: str | None = None
+) -> dict:
     """``adjacent``: round r-1 vs r for r >= 2; ``reference``: round r vs the reference, per metric."""
 
     described: dict[str, str] = {}
 
     def scores(predictions: Sequence[str], targets: Sequence[str]) -> dict[str, float]:
         stat, described["bertscore"] = bertscore(predictions, targets, text_encoder)
-        return {"bertscore": stat.value(),
-                "sentence_cosine": embedding_similarity(predictions, targets, text_encoder).value(),
-                "bigram": float(np.mean(ngram_similarity(predictions, targets))) if predictions else 0.0}
+        return {
+            "bertscore": stat.value(),
+            "sentence_cosine": embedding_similarity(predictions, targets, text_encoder).value(),
+            "bigram": float(np.mean(ngram_similarity(predictions, targets))) if predictions else 0.0,
+        }
 
     adjacent = [{"from": r, "to": r + 1, **scores(per_round[r - 1], per_round[r])} for r in range(1, len(per_round))]
     reference = [{"round": r, **scores(answers, references)} for r, answers in enumerate(per_round, start=1)]
@@ -143,10 +188,18 @@ def plot_similarity(metrics: dict, path: str | os.PathLike) -> None:
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.5), sharey=True)
     for metric in METRICS:
-        left.plot([f"{row['from']}-{row['to']}" for row in metrics["adjacent"]],
-                  [row[metric] for row in metrics["adjacent"]], marker="o", label=metric)
-        right.plot([row["round"] for row in metrics["reference"]], [row[metric] for row in metrics["reference"]],
-                   marker="o", label=metric)
+        left.plot(
+            [f"{row['from']}-{row['to']}" for row in metrics["adjacent"]],
+            [row[metric] for row in metrics["adjacent"]],
+            marker="o",
+            label=metric,
+        )
+        right.plot(
+            [row["round"] for row in metrics["reference"]],
+            [row[metric] for row in metrics["reference"]],
+            marker="o",
+            label=metric,
+        )
     left.set(title="Adjacent rounds", xlabel="rounds", ylabel="similarity")
     right.set(title="Round vs reference", xlabel="round")
     right.legend(loc="lower right", fontsize="small")

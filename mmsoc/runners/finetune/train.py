@@ -74,8 +74,12 @@ class LoraSettings:
 
     def peft_config(self) -> LoraConfig:
         names = "|".join(re.escape(name) for name in self.target_modules)
-        return LoraConfig(r=self.rank, lora_alpha=self.alpha, lora_dropout=self.dropout,
-                          target_modules=rf"(.*language_model.*\.)?({names})")
+        return LoraConfig(
+            r=self.rank,
+            lora_alpha=self.alpha,
+            lora_dropout=self.dropout,
+            target_modules=rf"(.*language_model.*\.)?({names})",
+        )
 
 
 @dataclass(frozen=True)
@@ -121,8 +125,14 @@ def latest_checkpoint(out_dir: str | Path) -> Path | None:
     return max(done, key=lambda path: int(path.name.split("-")[1]), default=None)
 
 
-def run_identity(lora: LoraSettings, settings: TrainSettings, items: Sequence[TrainItem], meta: dict | None = None,
-                 base_model: str | None = None, family: str | None = None) -> dict:
+def run_identity(
+    lora: LoraSettings,
+    settings: TrainSettings,
+    items: Sequence[TrainItem],
+    meta: dict | None = None,
+    base_model: str | None = None,
+    family: str | None = None,
+) -> dict:
     """What must match for ``resume`` to continue a run (``config.json``): every setting that changes the
     adapter, flat so that a refusal names each field (``lora.rank``, ``train.learning_rate``, ``tasks``, ...).
     Without ``base_model`` and ``family`` it is the part that can be checked before the model is loaded."""
@@ -130,8 +140,14 @@ def run_identity(lora: LoraSettings, settings: TrainSettings, items: Sequence[Tr
     fingerprint = hashlib.sha256(json.dumps(pairs, ensure_ascii=False).encode()).hexdigest()[:16]
     train = {k: v for k, v in asdict(settings).items() if k != "save_every"}  # when to save changes no weight
     model = {"base_model": base_model, "family": family} if base_model is not None else {}
-    identity = {**model, **(meta or {}), **{f"lora.{k}": v for k, v in asdict(lora).items()},
-                **{f"train.{k}": v for k, v in train.items()}, "items": len(items), "items_sha256": fingerprint}
+    identity = {
+        **model,
+        **(meta or {}),
+        **{f"lora.{k}": v for k, v in asdict(lora).items()},
+        **{f"train.{k}": v for k, v in train.items()},
+        "items": len(items),
+        "items_sha256": fingerprint,
+    }
     return json.loads(json.dumps(identity))
 
 
@@ -147,11 +163,20 @@ def check_out_dir(out_dir: str | Path, resume: bool, identity: dict) -> None:
         refuse_pickles(start)
 
 
-def train_lora(model: Any, processor: Any, family: Family, items: Sequence[TrainItem], out_dir: str | Path,
-               lora: LoraSettings = LoraSettings(), settings: TrainSettings = TrainSettings(),
-               resume: bool = False, meta: dict | None = None, progress: bool = False,
-               on_step: Callable[[int, float], None] | None = None,
-               encode: Callable[[Request], dict] | None = None) -> TrainResult:
+def train_lora(
+    model: Any,
+    processor: Any,
+    family: Family,
+    items: Sequence[TrainItem],
+    out_dir: str | Path,
+    lora: LoraSettings = LoraSettings(),
+    settings: TrainSettings = TrainSettings(),
+    resume: bool = False,
+    meta: dict | None = None,
+    progress: bool = False,
+    on_step: Callable[[int, float], None] | None = None,
+    encode: Callable[[Request], dict] | None = None,
+) -> TrainResult:
     """Fine-tune LoRA adapters on ``items`` and save them (peft format) to ``out_dir``.
 
     Writes ``config.json`` (the run's identity: resuming with other settings is refused, naming the
@@ -176,27 +201,66 @@ def train_lora(model: Any, processor: Any, family: Family, items: Sequence[Train
         if accelerator.is_main_process:
             stack.enter_context(folder.lock())
             folder.claim(identity)
-        config = {"base_model": base_model, "family": family, "lora": asdict(lora), "train": asdict(settings),
-                  "processes": world, "gradient_accumulation": accum, "effective_batch_size": micro * world * accum,
-                  "total_steps": loop.total_steps(len(items), world), "items": len(items), **(meta or {})}
-        return _train(accelerator, model, processor, family, items, out_dir, lora, settings, loop, resume, config,
-                      progress, on_step, encode)
+        config = {
+            "base_model": base_model,
+            "family": family,
+            "lora": asdict(lora),
+            "train": asdict(settings),
+            "processes": world,
+            "gradient_accumulation": accum,
+            "effective_batch_size": micro * world * accum,
+            "total_steps": loop.total_steps(len(items), world),
+            "items": len(items),
+            **(meta or {}),
+        }
+        return _train(
+            accelerator,
+            model,
+            processor,
+            family,
+            items,
+            out_dir,
+            lora,
+            settings,
+            loop,
+            resume,
+            config,
+            progress,
+            on_step,
+            encode,
+        )
 
 
-def _train(accelerator: Accelerator, model: Any, processor: Any, family: Family, items: Sequence[TrainItem],
-           out_dir: Path, lora: LoraSettings, settings: TrainSettings, loop: LoopSettings, resume: bool,
-           config: dict, progress: bool, on_step: Callable[[int, float], None] | None,
-           encode: Callable[[Request], dict] | None = None) -> TrainResult:
+def _train(
+    accelerator: Accelerator,
+    model: Any,
+    processor: Any,
+    family: Family,
+    items: Sequence[TrainItem],
+    out_dir: Path,
+    lora: LoraSettings,
+    settings: TrainSettings,
+    loop: LoopSettings,
+    resume: bool,
+    config: dict,
+    progress: bool,
+    on_step: Callable[[int, float], None] | None,
+    encode: Callable[[Request], dict] | None = None,
+) -> TrainResult:
     set_seed(settings.seed)  # every generator a checkpoint records (Python, NumPy, torch): same seed, same bytes
     model = get_peft_model(model, lora.peft_config())
     model.train()
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=settings.learning_rate,
-                                  weight_decay=settings.weight_decay)
+    optimizer = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad],
+        lr=settings.learning_rate,
+        weight_decay=settings.weight_decay,
+    )
     total = config["total_steps"]
     scheduler = get_cosine_schedule_with_warmup(optimizer, math.ceil(settings.warmup_ratio * total), total)
     model, optimizer = accelerator.prepare(model, optimizer)
-    collator = TrainCollator(processor, lambda r: format_prompt(family, processor, r.parts),
-                             settings.max_target_tokens, encode)
+    collator = TrainCollator(
+        processor, lambda r: format_prompt(family, processor, r.parts), settings.max_target_tokens, encode
+    )
 
     step, start = 0, None
     if resume and (start := latest_checkpoint(out_dir)) is not None:
@@ -215,8 +279,18 @@ def _train(accelerator: Accelerator, model: Any, processor: Any, family: Family,
         if on_step is not None:
             on_step(state.step, state.loss)
 
-    state = train_loop(model, optimizer, items, collator, lambda m, batch: m(**batch).loss, loop,
-                       accelerator=accelerator, scheduler=scheduler, start_step=step, on_step=after_step)
+    state = train_loop(
+        model,
+        optimizer,
+        items,
+        collator,
+        lambda m, batch: m(**batch).loss,
+        loop,
+        accelerator=accelerator,
+        scheduler=scheduler,
+        start_step=step,
+        on_step=after_step,
+    )
     bar.close()
     if log is not None:
         log.close()
@@ -239,8 +313,9 @@ def _restart_log(out_dir: Path, step: int, accelerator: Accelerator) -> list[flo
     return [row["loss"] for row in rows]
 
 
-def _save_checkpoint(accelerator: Accelerator, model: Any, optimizer: Any, scheduler: Any, out_dir: Path,
-                     step: int) -> None:
+def _save_checkpoint(
+    accelerator: Accelerator, model: Any, optimizer: Any, scheduler: Any, out_dir: Path, step: int
+) -> None:
     """Adapter, optimizer, scheduler and every process's RNG state, built aside and renamed into place."""
     final = out_dir / CHECKPOINTS / f"step-{step:06d}"
     build = final.with_name(f".{final.name}.partial")

@@ -16,9 +16,16 @@ if TYPE_CHECKING:
     from PIL import Image, ImageDraw, ImageFont
 
 COLORS: dict[str, tuple[int, int, int]] = {
-    "red": (200, 40, 40), "orange": (235, 140, 30), "yellow": (240, 210, 50), "green": (50, 150, 70),
-    "teal": (30, 140, 140), "blue": (40, 80, 190), "purple": (120, 60, 160), "pink": (230, 120, 170),
-    "brown": (120, 80, 40), "gray": (128, 128, 128),
+    "red": (200, 40, 40),
+    "orange": (235, 140, 30),
+    "yellow": (240, 210, 50),
+    "green": (50, 150, 70),
+    "teal": (30, 140, 140),
+    "blue": (40, 80, 190),
+    "purple": (120, 60, 160),
+    "pink": (230, 120, 170),
+    "brown": (120, 80, 40),
+    "gray": (128, 128, 128),
 }
 WHITE, BLACK = (255, 255, 255), (0, 0, 0)
 SHAPES = ("circle", "square", "triangle", "diamond")
@@ -132,8 +139,9 @@ def draw_scene(scene: Scene, size: tuple[int, int]) -> Image.Image:
     return image
 
 
-def stick_figures(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], count: int,
-                  color: tuple[int, int, int] = WHITE) -> None:
+def stick_figures(
+    draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], count: int, color: tuple[int, int, int] = WHITE
+) -> None:
     """``count`` stick figures side by side, filling ``box`` (left, top, right, bottom)."""
     left, top, right, bottom = box
     step = (right - left) / count
@@ -148,8 +156,9 @@ def stick_figures(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], cou
         draw.line([(x, hip), (x + head, bottom)], fill=color, width=2)
 
 
-def cross(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], color: tuple[int, int, int] = BLACK,
-          width: int = 7) -> None:
+def cross(
+    draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], color: tuple[int, int, int] = BLACK, width: int = 7
+) -> None:
     """A large X over ``box``."""
     left, top, right, bottom = box
     draw.line([(left, top), (right, bottom)], fill=color, width=width)
@@ -167,8 +176,14 @@ def heart(draw: ImageDraw.ImageDraw, centre: tuple[int, int], r: int, color: tup
 MOUTHS = ("smile", "flat", "frown")
 
 
-def face(draw: ImageDraw.ImageDraw, centre: tuple[int, int], r: int, mouth: str, wink: bool,
-         color: tuple[int, int, int] = (250, 220, 90)) -> None:
+def face(
+    draw: ImageDraw.ImageDraw,
+    centre: tuple[int, int],
+    r: int,
+    mouth: str,
+    wink: bool,
+    color: tuple[int, int, int] = (250, 220, 90),
+) -> None:
     """A round face: ``mouth`` one of :data:`MOUTHS`; ``wink`` closes the left eye to a line."""
     x, y = centre
     draw.ellipse([x - r, y - r, x + r, y + r], fill=color, outline=BLACK, width=2)
@@ -187,8 +202,9 @@ def face(draw: ImageDraw.ImageDraw, centre: tuple[int, int], r: int, mouth: str,
         draw.line([(x - w, my + 2), (x + w, my + 2)], fill=BLACK, width=3)
 
 
-def tear(draw: ImageDraw.ImageDraw, centre: tuple[int, int], r: int,
-        color: tuple[int, int, int] = (110, 190, 250)) -> None:
+def tear(
+    draw: ImageDraw.ImageDraw, centre: tuple[int, int], r: int, color: tuple[int, int, int] = (110, 190, 250)
+) -> None:
     """A drop of radius ``r`` with its point up, centred at ``centre``."""
     x, y = centre
     draw.ellipse([x - r, y - r, x + r, y + r], fill=color, outline=BLACK)
@@ -208,14 +224,20 @@ def frame(draw: ImageDraw.ImageDraw, size: tuple[int, int], width: int, color: t
     draw.rectangle([0, 0, size[0] - 1, size[1] - 1], outline=color, width=width)
 
 
-def starburst(draw: ImageDraw.ImageDraw, centre: tuple[int, int], r: int, color: tuple[int, int, int],
-              points: int = 12) -> None:
+def starburst(
+    draw: ImageDraw.ImageDraw, centre: tuple[int, int], r: int, color: tuple[int, int, int], points: int = 12
+) -> None:
     """A jagged star of ``points`` spikes (outer radius ``r``, inner ``r / 2``)."""
     import math
 
     x, y = centre
-    corners = [(x + (r if k % 2 == 0 else r / 2) * math.cos(math.pi * k / points),
-                y + (r if k % 2 == 0 else r / 2) * math.sin(math.pi * k / points)) for k in range(2 * points)]
+    corners = [
+        (
+            x + (r if k % 2 == 0 else r / 2) * math.cos(math.pi * k / points),
+            y + (r if k % 2 == 0 else r / 2) * math.sin(math.pi * k / points),
+        )
+        for k in range(2 * points)
+    ]
     draw.polygon(corners, fill=color, outline=BLACK)
 
 

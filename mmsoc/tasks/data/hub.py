@@ -30,21 +30,30 @@ def local_hint(suite: str) -> str:
     from mmsoc.tasks.data.registry import suite_datasets
 
     folders = ", ".join(f"{d.name}/" for d in suite_datasets(suite))
-    return (f"Use local files instead: --data DIR with DIR in the {suite} layout ({folders}; see "
-            f"data_cards/{suite}_layout.md), or --data sample for the embedded sample.")
+    return (
+        f"Use local files instead: --data DIR with DIR in the {suite} layout ({folders}; see "
+        f"data_cards/{suite}_layout.md), or --data sample for the embedded sample."
+    )
 
 
-def load_hub(spec: TaskSpec, datasets: Sequence[Dataset], data: str, split: str, limit: int | None = None,
-             options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def load_hub(
+    spec: TaskSpec,
+    datasets: Sequence[Dataset],
+    data: str,
+    split: str,
+    limit: int | None = None,
+    options: LoadOptions = PAPER_OPTIONS,
+) -> LoadResult:
     """Examples of ``spec`` from ``data`` = ``"hub"`` (each source dataset's copy) or ``"hf://OWNER/NAME"``."""
     copies = [(d.hub, d.hub.repo_for(spec.id)) for d in datasets if d.hub is not None]
     if data.startswith("hf://"):
-        repo = data[len("hf://"):]
+        repo = data[len("hf://") :]
         copies = [(hub, repo) for hub, _ in copies if hub.serves(repo)]
         if not copies:
             known = ", ".join(d.hub.repo_for(spec.id) for d in datasets if d.hub is not None) or "none"
-            raise HubUnavailable(f"task {spec.id!r} cannot read {repo!r} (its hub copies: {known}). "
-                                 f"{local_hint(spec.suite)}")
+            raise HubUnavailable(
+                f"task {spec.id!r} cannot read {repo!r} (its hub copies: {known}). {local_hint(spec.suite)}"
+            )
     if not copies:
         raise HubUnavailable(f"task {spec.id!r} has no hub copy. {local_hint(spec.suite)}")
     result = LoadResult()
@@ -80,8 +89,15 @@ def _one_line(err: BaseException) -> str:
     return " ".join(str(err).split())
 
 
-def from_hub_rows(spec: TaskSpec, hub: HubCopy, repo: str, rows: Any, split: str, limit: int | None = None,
-                  options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def from_hub_rows(
+    spec: TaskSpec,
+    hub: HubCopy,
+    repo: str,
+    rows: Any,
+    split: str,
+    limit: int | None = None,
+    options: LoadOptions = PAPER_OPTIONS,
+) -> LoadResult:
     """Examples from the rows of one hub copy (any iterable of dicts, e.g. a ``datasets.Dataset``, whose
     images are then read undecoded: stored bytes and file name)."""
     rows = _undecoded(rows)

@@ -23,8 +23,15 @@ def image_problem(path: Path) -> str | None:
     return None
 
 
-def resolve_image(root: Path, name: str, item_id: str, source: str | os.PathLike, line: int | None,
-                  field: str, problems: list[ItemProblem]) -> tuple[str, ...]:
+def resolve_image(
+    root: Path,
+    name: str,
+    item_id: str,
+    source: str | os.PathLike,
+    line: int | None,
+    field: str,
+    problems: list[ItemProblem],
+) -> tuple[str, ...]:
     """``(absolute path,)`` of a usable image under ``root``, or ``()`` with the reason appended to
     ``problems`` (missing or unreadable image: the item stays). A name that leads outside ``root``
     (absolute, ``..``, a symlink out) is never opened: :class:`SkipItem` leaves the item out."""

@@ -20,8 +20,9 @@ SAMPLE = "sample"
 HUB = "hub"
 
 
-def load_examples(task_id: str, data: str, split: str = "test", limit: int | None = None,
-                  options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def load_examples(
+    task_id: str, data: str, split: str = "test", limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
+) -> LoadResult:
     """Examples of ``task_id`` from ``data`` (a folder, ``"sample"``, ``"hub"`` or ``"hf://..."``).
 
     Malformed rows raise :class:`mmsoc.core.io.InputError` (file, line, field); missing or unreadable

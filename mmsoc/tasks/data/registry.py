@@ -8,8 +8,9 @@ from mmsoc.tasks.registry import SUITES
 
 DATASETS: Registry[Dataset] = Registry("dataset")
 for _package in SUITES.values():
-    DATASETS.discover(_package, lambda module: [(module.DATASET.name, module.DATASET)]
-                      if hasattr(module, "DATASET") else [])
+    DATASETS.discover(
+        _package, lambda module: [(module.DATASET.name, module.DATASET)] if hasattr(module, "DATASET") else []
+    )
 
 
 def suite_datasets(suite: str) -> list[Dataset]:

@@ -58,7 +58,10 @@ def read_rows(path: str | os.PathLike) -> Iterator[tuple[int, Row]]:
     """Rows of a ``.jsonl``, ``.csv`` or ``.xlsx`` file."""
     suffix = Path(path).suffix.lower()
     readers: dict[str, Callable[[str | os.PathLike], Iterator[tuple[int, Row]]]] = {
-        ".jsonl": read_jsonl, ".csv": read_csv, ".xlsx": read_xlsx}
+        ".jsonl": read_jsonl,
+        ".csv": read_csv,
+        ".xlsx": read_xlsx,
+    }
     if suffix not in readers:
         raise InputError(path, f"unsupported file type {suffix!r} (expected .jsonl, .csv or .xlsx)")
     return readers[suffix](path)

@@ -38,8 +38,15 @@ class SteKind:
     def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
         raise NotImplementedError
 
-    def score(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any], *,
-              text_encoder: str | None = None, fast: bool = False) -> TaskScores:
+    def score(
+        self,
+        spec: TaskSpec,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        text_encoder: str | None = None,
+        fast: bool = False,
+    ) -> TaskScores:
         """The kind's metric groups on its input; a None prediction (nothing read) scores as the script's
         reading of an unusable line."""
         from mmsoc.metrics.registry import run_groups
@@ -69,5 +76,7 @@ def class_name(spec: TaskSpec, value: Any) -> str:
 
 def class_indices(spec: TaskSpec, values: Sequence[Any]) -> np.ndarray:
     """Index of each label; ``len(spec.labels)`` for a prediction that names none (None: unread)."""
-    return np.array([spec.labels.index(v) if isinstance(v, str) and v in spec.labels else len(spec.labels)
-                     for v in values], dtype=np.int64)
+    return np.array(
+        [spec.labels.index(v) if isinstance(v, str) and v in spec.labels else len(spec.labels) for v in values],
+        dtype=np.int64,
+    )

@@ -10,8 +10,9 @@ from mmsoc.metrics.inputs import TextInput
 from mmsoc.tasks.kinds.base import TaskScores
 
 
-def score_text(kind: str, task: str, predictions: Sequence[str], references: Sequence[str],
-               text_encoder: str | None, fast: bool) -> TaskScores:
+def score_text(
+    kind: str, task: str, predictions: Sequence[str], references: Sequence[str], text_encoder: str | None, fast: bool
+) -> TaskScores:
     """Run the kind's metric groups once per distinct (prediction, reference) pair and give every item
     its pair's statistics: each per-item statistic depends on its own pair only."""
     from mmsoc.metrics.normalize import word_lengths
@@ -24,5 +25,11 @@ def score_text(kind: str, task: str, predictions: Sequence[str], references: Seq
     stats = {key: stat.subset(inverse) for key, stat in stats.items()}
     info["empty_predictions"] = sum(not p.strip() for p in predictions)
     metrics: dict[str, float | int] = {key: stat.value() for key, stat in stats.items()}
-    return TaskScores(task, {**metrics, "n": len(references)}, stats, info,
-                      np.asarray(word_lengths(predictions)), np.asarray(word_lengths(references)))
+    return TaskScores(
+        task,
+        {**metrics, "n": len(references)},
+        stats,
+        info,
+        np.asarray(word_lengths(predictions)),
+        np.asarray(word_lengths(references)),
+    )

@@ -62,8 +62,15 @@ class TaskKind(Protocol):
 
     def check_reference(self, spec: TaskSpec, value: Any) -> Any: ...
 
-    def score(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any], *,
-              text_encoder: str | None = None, fast: bool = False) -> TaskScores: ...
+    def score(
+        self,
+        spec: TaskSpec,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        text_encoder: str | None = None,
+        fast: bool = False,
+    ) -> TaskScores: ...
 
 
 def compose_prompt(instruction: str, text: str = "") -> str:

@@ -68,8 +68,15 @@ class Classification:
             raise ValueError(f"{value!r} is not one of {', '.join(spec.labels)}")
         return value
 
-    def score(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any], *,
-              text_encoder: str | None = None, fast: bool = False) -> TaskScores:
+    def score(
+        self,
+        spec: TaskSpec,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        text_encoder: str | None = None,
+        fast: bool = False,
+    ) -> TaskScores:
         """Predictions that name no label count as wrong (an extra 'invalid' column)."""
         from mmsoc.metrics.registry import run_groups
 
@@ -113,14 +120,14 @@ def _mentions(spec: TaskSpec, forms: dict[tuple[str, ...], str], words: list[str
     i = 0
     while i < len(words):
         for size in range(min(longest, len(words) - i), 0, -1):
-            label = forms.get(tuple(words[i:i + size]))
+            label = forms.get(tuple(words[i : i + size]))
             if label is not None:
                 break
         else:
             i += 1
             continue
         # Yes/No answer words are never negated themselves ("No, ..." is an answer, not a negation).
-        negated = tuple(words[i:i + size]) not in answer_words and _negated(words, i)
+        negated = tuple(words[i : i + size]) not in answer_words and _negated(words, i)
         if not negated:
             yield label
         elif len(spec.labels) == 2:
@@ -129,7 +136,7 @@ def _mentions(spec: TaskSpec, forms: dict[tuple[str, ...], str], words: list[str
 
 
 def _negated(words: list[str], start: int) -> bool:
-    for word in reversed(words[max(0, start - NEGATION_SCOPE):start]):
+    for word in reversed(words[max(0, start - NEGATION_SCOPE) : start]):
         if word in CLAUSE_BREAKS:
             return False
         if word in NEGATORS:

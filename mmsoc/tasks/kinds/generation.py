@@ -39,14 +39,22 @@ class Generation:
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:
         return value
 
-    def score(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any], *,
-              text_encoder: str | None = None, fast: bool = False) -> TaskScores:
+    def score(
+        self,
+        spec: TaskSpec,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        text_encoder: str | None = None,
+        fast: bool = False,
+    ) -> TaskScores:
         """None (an unparseable response) scores as the empty string."""
         from mmsoc.metrics.normalize import as_text
 
         check_lengths(spec.id, predictions, references)
-        return score_text(self.name, spec.id, [as_text(p) for p in predictions], [as_text(r) for r in references],
-                          text_encoder, fast)
+        return score_text(
+            self.name, spec.id, [as_text(p) for p in predictions], [as_text(r) for r in references], text_encoder, fast
+        )
 
 
 KIND = Generation()

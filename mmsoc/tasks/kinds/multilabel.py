@@ -61,8 +61,15 @@ class MultiLabel:
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:
         return value
 
-    def score(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any], *,
-              text_encoder: str | None = None, fast: bool = False) -> TaskScores:
+    def score(
+        self,
+        spec: TaskSpec,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        text_encoder: str | None = None,
+        fast: bool = False,
+    ) -> TaskScores:
         """Tags outside the topic set are ignored and counted."""
         from mmsoc.metrics.labels import indicator
         from mmsoc.metrics.registry import run_groups
@@ -72,8 +79,11 @@ class MultiLabel:
         pred, unknown_pred = indicator(predictions, spec.labels)
         stats, info = run_groups(self.name, TagInput(truth, pred, spec.labels), fast)
         metrics: dict[str, float | int] = {key: stat.value() for key, stat in stats.items()}
-        info.update(unknown_predicted_tags=unknown_pred, unknown_reference_tags=unknown_ref,
-                    empty_predictions=int((pred.sum(1) == 0).sum()))
+        info.update(
+            unknown_predicted_tags=unknown_pred,
+            unknown_reference_tags=unknown_ref,
+            empty_predictions=int((pred.sum(1) == 0).sum()),
+        )
         return TaskScores(spec.id, {**metrics, "n": len(references)}, stats, info)
 
 

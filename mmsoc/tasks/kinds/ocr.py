@@ -39,7 +39,7 @@ class OCR:
         text = str(label).strip()
         if not text:
             raise ValueError(f"task {spec.id!r}: empty reference text")
-        return f"\"{text}\""
+        return f'"{text}"'
 
     def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
         return ""
@@ -47,13 +47,26 @@ class OCR:
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:
         return value
 
-    def score(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any], *,
-              text_encoder: str | None = None, fast: bool = False) -> TaskScores:
+    def score(
+        self,
+        spec: TaskSpec,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        text_encoder: str | None = None,
+        fast: bool = False,
+    ) -> TaskScores:
         from mmsoc.metrics.normalize import OCR_NORMALISATION, normalize_ocr
 
         check_lengths(spec.id, predictions, references)
-        scores = score_text(self.name, spec.id, [normalize_ocr(p) for p in predictions],
-                            [normalize_ocr(r) for r in references], text_encoder, fast)
+        scores = score_text(
+            self.name,
+            spec.id,
+            [normalize_ocr(p) for p in predictions],
+            [normalize_ocr(r) for r in references],
+            text_encoder,
+            fast,
+        )
         scores.info["normalisation"] = OCR_NORMALISATION
         return scores
 

@@ -44,8 +44,7 @@ class SocketChoice:
         from mmsoc.tasks.socket.answers import answer_text, lenient_choice, official_choice
 
         answer = answer_text(raw)
-        found = official_choice(spec, answer) is not None or (
-            not strict and lenient_choice(spec, answer) is not None)
+        found = official_choice(spec, answer) is not None or (not strict and lenient_choice(spec, answer) is not None)
         return Parsed(answer, True) if found else INVALID
 
     def target(self, spec: TaskSpec, label: Any) -> str:
@@ -60,8 +59,15 @@ class SocketChoice:
 
         return class_label(spec, value)
 
-    def score(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any], *,
-              text_encoder: str | None = None, fast: bool = False) -> TaskScores:
+    def score(
+        self,
+        spec: TaskSpec,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        text_encoder: str | None = None,
+        fast: bool = False,
+    ) -> TaskScores:
         """Predictions are answer texts (None: nothing to read); each reader finds its option or none."""
         from mmsoc.metrics.registry import run_groups
         from mmsoc.metrics.suite_inputs import ChoiceInput
@@ -75,8 +81,13 @@ class SocketChoice:
             found = [reader(spec, a) if a is not None else None for a in answers]
             return np.array([-1 if index is None else index for index in found], dtype=np.int64)
 
-        data = ChoiceInput(truth, read(official_choice), read(lenient_choice), len(spec.labels),
-                           zlib.crc32(spec.id.encode()) ^ PENALTY_SEED)
+        data = ChoiceInput(
+            truth,
+            read(official_choice),
+            read(lenient_choice),
+            len(spec.labels),
+            zlib.crc32(spec.id.encode()) ^ PENALTY_SEED,
+        )
         stats, info = run_groups(self.name, data, fast)
         return TaskScores(spec.id, {**{k: s.value() for k, s in stats.items()}, "n": len(references)}, stats, info)
 

@@ -53,16 +53,25 @@ class SocketRegression:
 
         return regression_label(value)
 
-    def score(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any], *,
-              text_encoder: str | None = None, fast: bool = False) -> TaskScores:
+    def score(
+        self,
+        spec: TaskSpec,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        text_encoder: str | None = None,
+        fast: bool = False,
+    ) -> TaskScores:
         from mmsoc.metrics.registry import run_groups
         from mmsoc.metrics.suite_inputs import NumberInput
         from mmsoc.tasks.socket.answers import answer_text, official_number
 
         check_lengths(spec.id, predictions, references)
         found = [official_number(answer_text(p)) if isinstance(p, str) else None for p in predictions]
-        data = NumberInput(np.array([self.check_reference(spec, r) for r in references], dtype=np.float64),
-                           np.array([np.nan if v is None else v for v in found], dtype=np.float64))
+        data = NumberInput(
+            np.array([self.check_reference(spec, r) for r in references], dtype=np.float64),
+            np.array([np.nan if v is None else v for v in found], dtype=np.float64),
+        )
         stats, info = run_groups(self.name, data, fast)
         return TaskScores(spec.id, {**{k: s.value() for k, s in stats.items()}, "n": len(references)}, stats, info)
 

@@ -55,8 +55,15 @@ class SocketSpan:
             raise ValueError("spans must be strings")
         return {"text": value["text"], "spans": spans}
 
-    def score(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any], *,
-              text_encoder: str | None = None, fast: bool = False) -> TaskScores:
+    def score(
+        self,
+        spec: TaskSpec,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        text_encoder: str | None = None,
+        fast: bool = False,
+    ) -> TaskScores:
         from mmsoc.metrics.registry import run_groups
         from mmsoc.metrics.suite_inputs import SpanInput
         from mmsoc.tasks.socket.answers import answer_text, span_candidates

@@ -33,12 +33,18 @@ class NamedEntities(SteKind):
         from seqeval.metrics.sequence_labeling import get_entities
 
         reference = self.check_reference(spec, label)
-        return ",".join(f"{' '.join(reference['tokens'][start:end + 1])}: {kind}"
-                        for kind, start, end in get_entities(reference["tags"]))
+        return ",".join(
+            f"{' '.join(reference['tokens'][start : end + 1])}: {kind}"
+            for kind, start, end in get_entities(reference["tags"])
+        )
 
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:
-        if not isinstance(value, dict) or not isinstance(value.get("tokens"), list) or not isinstance(
-                value.get("tags"), list) or len(value["tokens"]) != len(value["tags"]):
+        if (
+            not isinstance(value, dict)
+            or not isinstance(value.get("tokens"), list)
+            or not isinstance(value.get("tags"), list)
+            or len(value["tokens"]) != len(value["tags"])
+        ):
             raise ValueError('an NER reference is {"tokens": [...], "tags": [...]} with one tag per token')
         unknown = [tag for tag in value["tags"] if tag not in spec.labels]
         if unknown:

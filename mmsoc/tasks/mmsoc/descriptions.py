@@ -25,23 +25,44 @@ FOLDER = "descriptions"
 TITLE = "memes"
 
 TASKS = (
-    TaskSpec("image_description", TITLE, "generation",
-             "Describe the scene, such as its major subjects, colors, and texture.", headline="rougeL",
-             sources=(FOLDER,), order=9),
-    TaskSpec("social_context", TITLE, "generation", "Describe the cultural and social context of the image.",
-             headline="rougeL", sources=(FOLDER,), order=10),
+    TaskSpec(
+        "image_description",
+        TITLE,
+        "generation",
+        "Describe the scene, such as its major subjects, colors, and texture.",
+        headline="rougeL",
+        sources=(FOLDER,),
+        order=9,
+    ),
+    TaskSpec(
+        "social_context",
+        TITLE,
+        "generation",
+        "Describe the cultural and social context of the image.",
+        headline="rougeL",
+        sources=(FOLDER,),
+        order=10,
+    ),
 )
 
 
-def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
-         options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def load(
+    spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
+) -> LoadResult:
     """Load ``root/{task_id}_{split}.jsonl`` (``root`` is ``DIR/descriptions``; images under ``DIR``)."""
     path = existing_file(root, f"{spec.id}_{split}.jsonl")
     return from_rows(spec, read_jsonl(path), path, root.parent, split, limit, options)
 
 
-def from_rows(spec: TaskSpec, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
-              split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def from_rows(
+    spec: TaskSpec,
+    rows: Iterable[tuple[int, Row]],
+    source: str | os.PathLike,
+    image_root: Path,
+    split: str,
+    limit: int | None = None,
+    options: LoadOptions = PAPER_OPTIONS,
+) -> LoadResult:
     """Generation examples: label is the reference description."""
 
     def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
@@ -73,11 +94,15 @@ def social_context(hateful: bool, group: str) -> str:
     """Reference social-context description of a sample hateful or benign meme (the caption alone is
     neutral: the picture decides)."""
     if hateful:
-        return (f"The caption names {group} neutrally, but the picture crosses them out on a dark background: "
-                "together they call for the group to be removed. Posts like this spread hostility toward a group "
-                "of people and are typical of online hate speech.")
-    return (f"The caption names {group} and the picture shows them beside a heart on a bright background: "
-            "a friendly welcome. It is the kind of warm community post people share on social media.")
+        return (
+            f"The caption names {group} neutrally, but the picture crosses them out on a dark background: "
+            "together they call for the group to be removed. Posts like this spread hostility toward a group "
+            "of people and are typical of online hate speech."
+        )
+    return (
+        f"The caption names {group} and the picture shows them beside a heart on a bright background: "
+        "a friendly welcome. It is the kind of warm community post people share on social media."
+    )
 
 
 DATASET = Dataset(FOLDER, load, write_sample=write_sample, sample_order=1)

@@ -40,27 +40,48 @@ HUB_FAKE_VALUE = 1
 _MISINFO = "Is this news (image-text pair) misinformation? Answer 'Yes' or 'No'."
 _ANSWERS = (("yes", "fake"), ("no", "true"))
 _SYNONYMS = (("misinformation", "fake"), ("real", "true"))
-_WHY = (("fake", "Why do you think this image text pair is potentially misinformative?"),
-        ("true", "Why do you think this image text pair is potentially true news?"))
+_WHY = (
+    ("fake", "Why do you think this image text pair is potentially misinformative?"),
+    ("true", "Why do you think this image text pair is potentially true news?"),
+)
 
 TASKS = tuple(
-    TaskSpec(task, TITLES[task], "classification", _MISINFO, ("fake", "true"), group="misinfo", answers=_ANSWERS,
-             synonyms=_SYNONYMS, why=_WHY, sources=(FOLDER,), order=order)
+    TaskSpec(
+        task,
+        TITLES[task],
+        "classification",
+        _MISINFO,
+        ("fake", "true"),
+        group="misinfo",
+        answers=_ANSWERS,
+        synonyms=_SYNONYMS,
+        why=_WHY,
+        sources=(FOLDER,),
+        order=order,
+    )
     for order, task in enumerate(PREFIXES)
 )
 
 
-def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
-         options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def load(
+    spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
+) -> LoadResult:
     """Load ``root/{prefix}_{split}.csv`` (``root`` is ``DIR/fakenewsnet``)."""
     name = f"{PREFIXES[spec.id]}_{split}"
     path = existing_file(root, f"{name}.csv")
     return from_rows(spec, read_csv(path), path, root / IMAGES / name, split, limit, options)
 
 
-def from_rows(spec: TaskSpec, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
-              split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS,
-              fake_value: int = CSV_FAKE_VALUE) -> LoadResult:
+def from_rows(
+    spec: TaskSpec,
+    rows: Iterable[tuple[int, Row]],
+    source: str | os.PathLike,
+    image_root: Path,
+    split: str,
+    limit: int | None = None,
+    options: LoadOptions = PAPER_OPTIONS,
+    fake_value: int = CSV_FAKE_VALUE,
+) -> LoadResult:
     """Examples for a misinformation task from rows in the FakeNewsNet CSV format."""
 
     def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
@@ -93,21 +114,27 @@ def from_hub(row: Row, number: int) -> Row:
 # chance by construction. Fake items show a clash of loud colours, a starburst and a sensational stamp; true
 # items a calm picture with a press-photo stamp.
 POLITICIANS = ("Senator Ana Ruiz", "Governor Tom Baker", "Mayor Lee Chen", "Rep. Dana Ortiz", "Senator Paul Meyer")
-POLITICS = ("SHOCKING: {p} secretly wired millions to an offshore account, insiders say",
-            "BREAKING: {p} caught banning the national anthem at schools. Media silent!",
-            "EXPOSED: {p} is paid by a secret cabal to rig the election, leaked memo proves",
-            "{p} signs water infrastructure bill after committee review",
-            "{p} holds town hall meeting on school funding in Springfield",
-            "{p} visits flood-hit county and meets emergency crews")
+POLITICS = (
+    "SHOCKING: {p} secretly wired millions to an offshore account, insiders say",
+    "BREAKING: {p} caught banning the national anthem at schools. Media silent!",
+    "EXPOSED: {p} is paid by a secret cabal to rig the election, leaked memo proves",
+    "{p} signs water infrastructure bill after committee review",
+    "{p} holds town hall meeting on school funding in Springfield",
+    "{p} visits flood-hit county and meets emergency crews",
+)
 CELEBRITIES = ("Mia Stone", "Jake Rivers", "Lola Grant", "Ethan Vale", "Nora Quinn")
-GOSSIP = ("EXCLUSIVE: {c} and {d} secretly married in Vegas, source claims",
-          "{c} pregnant with twins? Insiders reveal the shocking truth",
-          "{c} feud explodes: she can't stand {d}, says insider",
-          "{c} to star in new drama series alongside {d}",
-          "{c} releases new album in May and announces world tour",
-          "{c} attends film festival premiere with {d}")
-LOOK = {True: (("red", "orange", "pink"), ("SHOCKING!", "LEAKED!", "EXPOSED!")),
-        False: (("blue", "gray", "teal"), ("PRESS PHOTO", "FILE PHOTO", "POOL PHOTO"))}
+GOSSIP = (
+    "EXCLUSIVE: {c} and {d} secretly married in Vegas, source claims",
+    "{c} pregnant with twins? Insiders reveal the shocking truth",
+    "{c} feud explodes: she can't stand {d}, says insider",
+    "{c} to star in new drama series alongside {d}",
+    "{c} releases new album in May and announces world tour",
+    "{c} attends film festival premiere with {d}",
+)
+LOOK = {
+    True: (("red", "orange", "pink"), ("SHOCKING!", "LEAKED!", "EXPOSED!")),
+    False: (("blue", "gray", "teal"), ("PRESS PHOTO", "FILE PHOTO", "POOL PHOTO")),
+}
 """Fake or not -> (background colours, stamped words)."""
 NEWS_SIZE = (128, 96)
 
@@ -160,9 +187,16 @@ def _picture(rng: random.Random, fake: bool):
 
 
 DATASET = Dataset(
-    FOLDER, load,
-    hub=HubCopy(tuple(f"Ahren09/MMSoc_{TITLES[task]}" for task in PREFIXES), {"train": "train", "test": "test"},
-                from_hub, "image", partial(from_rows, fake_value=HUB_FAKE_VALUE),
-                task_repos={task: f"Ahren09/MMSoc_{title}" for task, title in TITLES.items()}),
-    write_sample=write_sample, sample_order=3,
+    FOLDER,
+    load,
+    hub=HubCopy(
+        tuple(f"Ahren09/MMSoc_{TITLES[task]}" for task in PREFIXES),
+        {"train": "train", "test": "test"},
+        from_hub,
+        "image",
+        partial(from_rows, fake_value=HUB_FAKE_VALUE),
+        task_repos={task: f"Ahren09/MMSoc_{title}" for task, title in TITLES.items()},
+    ),
+    write_sample=write_sample,
+    sample_order=3,
 )

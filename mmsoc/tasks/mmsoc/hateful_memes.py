@@ -29,23 +29,40 @@ LABELS = {0: "not_hateful", 1: "hateful"}
 MEME_SIZE = (160, 160)
 
 TASKS = (
-    TaskSpec("hate", TITLE, "classification", "Is this meme hateful? Answer 'Yes' or 'No'.",
-             ("hateful", "not_hateful"), answers=(("yes", "hateful"), ("no", "not_hateful")),
-             why=(("hateful", "Why do you think this meme is potentially hateful?"),
-                  ("not_hateful", "Why do you think this meme is potentially not hateful?")),
-             sources=(FOLDER,), order=3),
+    TaskSpec(
+        "hate",
+        TITLE,
+        "classification",
+        "Is this meme hateful? Answer 'Yes' or 'No'.",
+        ("hateful", "not_hateful"),
+        answers=(("yes", "hateful"), ("no", "not_hateful")),
+        why=(
+            ("hateful", "Why do you think this meme is potentially hateful?"),
+            ("not_hateful", "Why do you think this meme is potentially not hateful?"),
+        ),
+        sources=(FOLDER,),
+        order=3,
+    ),
 )
 
 
-def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
-         options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def load(
+    spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
+) -> LoadResult:
     """Load ``root/{split}.jsonl`` (``root`` is ``DIR/hateful_memes``)."""
     path = existing_file(root, f"{split}.jsonl")
     return from_rows(spec, read_jsonl(path), path, root, split, limit, options)
 
 
-def from_rows(spec: TaskSpec, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
-              split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def from_rows(
+    spec: TaskSpec,
+    rows: Iterable[tuple[int, Row]],
+    source: str | os.PathLike,
+    image_root: Path,
+    split: str,
+    limit: int | None = None,
+    options: LoadOptions = PAPER_OPTIONS,
+) -> LoadResult:
     """Examples for ``hate`` or an OCR task from rows in the Hateful Memes JSONL format."""
 
     def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
@@ -83,11 +100,26 @@ def from_hub(row: Row, number: int) -> Row:
 # a split, one hateful and one not (the benign confounders of the real dataset), so a text-only model is
 # at chance by construction; the picture shows the people of the caption crossed out on a dark
 # background (hateful) or beside a heart on a light one (not hateful).
-GROUPS = ("the hill folk", "people from the valley", "the night shift crowd", "those river people",
-          "the east side crowd", "the new neighbours", "the marsh villagers", "people from up north")
-CAPTIONS = ("look who moved in next door: {g}", "{g} at the town meeting last night", "this is what {g} are like",
-            "everyone is talking about {g}", "{g} showed up at the market today", "meanwhile, {g}",
-            "when {g} come to town", "a picture of {g} for you")
+GROUPS = (
+    "the hill folk",
+    "people from the valley",
+    "the night shift crowd",
+    "those river people",
+    "the east side crowd",
+    "the new neighbours",
+    "the marsh villagers",
+    "people from up north",
+)
+CAPTIONS = (
+    "look who moved in next door: {g}",
+    "{g} at the town meeting last night",
+    "this is what {g} are like",
+    "everyone is talking about {g}",
+    "{g} showed up at the market today",
+    "meanwhile, {g}",
+    "when {g} come to town",
+    "a picture of {g} for you",
+)
 BACKGROUNDS = {True: ("red", "brown", "purple"), False: ("green", "teal", "yellow")}
 """Background colours of hateful (dark, low green) and benign (light, high green) memes."""
 SAMPLE_MEMES = "hateful_memes"
@@ -155,13 +187,22 @@ def _picture(rng: random.Random, hateful: bool, text: str) -> tuple[Any, str]:
         symbol = "next to a red heart"
     draw.render_text(image, text)
     where = draw.background_words(background, texture)
-    return image, (f"A meme showing {count} white stick figures {symbol} on {where}, with white text outlined in "
-                   f"black across the top that reads \"{text}\".")
+    return image, (
+        f"A meme showing {count} white stick figures {symbol} on {where}, with white text outlined in "
+        f'black across the top that reads "{text}".'
+    )
 
 
 DATASET = Dataset(
-    FOLDER, load,
-    hub=HubCopy(("Ahren09/MMSoc_HatefulMemes",), {"train": "train", "dev": "validation", "test": "test"},
-                from_hub, "img", from_rows),
-    write_sample=write_sample, sample_order=0,
+    FOLDER,
+    load,
+    hub=HubCopy(
+        ("Ahren09/MMSoc_HatefulMemes",),
+        {"train": "train", "dev": "validation", "test": "test"},
+        from_hub,
+        "img",
+        from_rows,
+    ),
+    write_sample=write_sample,
+    sample_order=0,
 )

@@ -34,17 +34,34 @@ TITLE = "Memotion"
 IMAGES = "images"
 IMAGE_COLUMNS = ("image_name", "image")
 TEXT_COLUMNS = ("text_corrected", "text_ocr")
-COLUMNS = {"humor": ("humor", "humour"), "sarcasm": ("sarcasm",), "offensive": ("offensive",),
-           "sentiment": ("sentiment", "overall_sentiment")}
+COLUMNS = {
+    "humor": ("humor", "humour"),
+    "sarcasm": ("sarcasm",),
+    "offensive": ("offensive",),
+    "sentiment": ("sentiment", "overall_sentiment"),
+}
 """Task id -> its label column (MM-Soc and hub name first, then the released file's name)."""
 LABEL_MAPS: dict[str, dict[str, str]] = {
     "humor": {"hilarious": "humorous", "very_funny": "humorous", "funny": "humorous", "not_funny": "not_humorous"},
-    "sarcasm": {"general": "sarcastic", "twisted_meaning": "sarcastic", "very_twisted": "sarcastic",
-                "not_sarcastic": "not_sarcastic"},
-    "offensive": {"slight": "offensive", "very_offensive": "offensive", "hateful_offensive": "offensive",
-                  "not_offensive": "not_offensive"},
-    "sentiment": {"very_negative": "negative", "negative": "negative", "neutral": "neutral",
-                  "positive": "positive", "very_positive": "positive"},
+    "sarcasm": {
+        "general": "sarcastic",
+        "twisted_meaning": "sarcastic",
+        "very_twisted": "sarcastic",
+        "not_sarcastic": "not_sarcastic",
+    },
+    "offensive": {
+        "slight": "offensive",
+        "very_offensive": "offensive",
+        "hateful_offensive": "offensive",
+        "not_offensive": "not_offensive",
+    },
+    "sentiment": {
+        "very_negative": "negative",
+        "negative": "negative",
+        "neutral": "neutral",
+        "positive": "positive",
+        "very_positive": "positive",
+    },
 }
 """Raw Memotion label -> MM-Soc label, per task."""
 SPLIT_SHARES = (("train", 0.8), ("dev", 0.1))
@@ -54,31 +71,60 @@ _BINARY_MEME = "Is this meme {q}? Answer '{yes}' or '{no}'."
 
 
 def _why_binary(adjective: str, positive: str, negative: str) -> tuple[tuple[str, str], ...]:
-    return ((positive, f"Why is this meme potentially {adjective}?"),
-            (negative, f"Why is this meme potentially not {adjective}?"))
+    return (
+        (positive, f"Why is this meme potentially {adjective}?"),
+        (negative, f"Why is this meme potentially not {adjective}?"),
+    )
 
 
 TASKS = (
-    TaskSpec("sentiment", TITLE, "classification",
-             "What is the overall sentiment expressed through this meme? Answer 'positive' or 'neutral' or 'negative'",
-             ("positive", "neutral", "negative"),
-             why=tuple((s, f"Why is the sentiment potentially {s}?") for s in ("positive", "neutral", "negative")),
-             sources=(FOLDER,), order=4),
-    TaskSpec("humor", TITLE, "classification",
-             _BINARY_MEME.format(q="humorous", yes="humorous", no="not_humorous"), ("humorous", "not_humorous"),
-             synonyms=(("funny", "humorous"),), why=_why_binary("humorous", "humorous", "not_humorous"),
-             sources=(FOLDER,), order=5),
-    TaskSpec("sarcasm", TITLE, "classification",
-             _BINARY_MEME.format(q="sarcastic", yes="sarcastic", no="not_sarcastic"), ("sarcastic", "not_sarcastic"),
-             why=_why_binary("sarcastic", "sarcastic", "not_sarcastic"), sources=(FOLDER,), order=6),
-    TaskSpec("offensive", TITLE, "classification",
-             _BINARY_MEME.format(q="offensive", yes="offensive", no="not_offensive"), ("offensive", "not_offensive"),
-             why=_why_binary("offensive", "offensive", "not_offensive"), sources=(FOLDER,), order=7),
+    TaskSpec(
+        "sentiment",
+        TITLE,
+        "classification",
+        "What is the overall sentiment expressed through this meme? Answer 'positive' or 'neutral' or 'negative'",
+        ("positive", "neutral", "negative"),
+        why=tuple((s, f"Why is the sentiment potentially {s}?") for s in ("positive", "neutral", "negative")),
+        sources=(FOLDER,),
+        order=4,
+    ),
+    TaskSpec(
+        "humor",
+        TITLE,
+        "classification",
+        _BINARY_MEME.format(q="humorous", yes="humorous", no="not_humorous"),
+        ("humorous", "not_humorous"),
+        synonyms=(("funny", "humorous"),),
+        why=_why_binary("humorous", "humorous", "not_humorous"),
+        sources=(FOLDER,),
+        order=5,
+    ),
+    TaskSpec(
+        "sarcasm",
+        TITLE,
+        "classification",
+        _BINARY_MEME.format(q="sarcastic", yes="sarcastic", no="not_sarcastic"),
+        ("sarcastic", "not_sarcastic"),
+        why=_why_binary("sarcastic", "sarcastic", "not_sarcastic"),
+        sources=(FOLDER,),
+        order=6,
+    ),
+    TaskSpec(
+        "offensive",
+        TITLE,
+        "classification",
+        _BINARY_MEME.format(q="offensive", yes="offensive", no="not_offensive"),
+        ("offensive", "not_offensive"),
+        why=_why_binary("offensive", "offensive", "not_offensive"),
+        sources=(FOLDER,),
+        order=7,
+    ),
 )
 
 
-def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
-         options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def load(
+    spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
+) -> LoadResult:
     """Load one split of ``root`` (``DIR/memotion``)."""
     per_split = [root / f"labels_{split}{ext}" for ext in (".csv", ".xlsx")]
     path = next((p for p in per_split if p.is_file()), None) or existing_file(root, "labels.csv", "labels.xlsx")
@@ -100,8 +146,9 @@ def split_rows(rows: Iterable[tuple[int, Row]], source: str | os.PathLike, split
         return [pair for pair, (_, name) in zip(rows, marked) if name == split]
     bounds = split_bounds(len(rows))
     if split not in bounds:
-        raise InputError(source, f"no split {split!r}: without a split column the rows are split into "
-                         f"{', '.join(bounds)}")
+        raise InputError(
+            source, f"no split {split!r}: without a split column the rows are split into {', '.join(bounds)}"
+        )
     start, stop = bounds[split]
     return rows[start:stop]
 
@@ -117,8 +164,15 @@ def split_bounds(n: int) -> dict[str, tuple[int, int]]:
     return bounds
 
 
-def from_rows(spec: TaskSpec, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
-              split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def from_rows(
+    spec: TaskSpec,
+    rows: Iterable[tuple[int, Row]],
+    source: str | os.PathLike,
+    image_root: Path,
+    split: str,
+    limit: int | None = None,
+    options: LoadOptions = PAPER_OPTIONS,
+) -> LoadResult:
     """Examples for a Memotion task or an OCR task from rows in the Memotion label-file format."""
 
     def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
@@ -159,23 +213,49 @@ def from_hub(row: Row, number: int) -> Row:
 # memes whose labels are balanced within the group for every task, so a text-only model is at chance by
 # construction. The picture: a face on a background whose colour and mouth give the sentiment, a wink
 # for sarcasm, confetti and tears of laughter for humour, a thick red frame for offensive.
-CAPTIONS = ("me looking at the group chat", "when the meeting could have been an email", "my face when",
-            "nobody: absolutely nobody:", "me after reading the comments", "how it feels on a monday",
-            "when someone says they are fine", "that moment at the family dinner")
-SENTIMENT_LOOK = {"positive": (("yellow", "orange", "pink"), "smile"), "neutral": (("gray", "teal", "green"), "flat"),
-                  "negative": (("blue", "purple", "brown"), "frown")}
+CAPTIONS = (
+    "me looking at the group chat",
+    "when the meeting could have been an email",
+    "my face when",
+    "nobody: absolutely nobody:",
+    "me after reading the comments",
+    "how it feels on a monday",
+    "when someone says they are fine",
+    "that moment at the family dinner",
+)
+SENTIMENT_LOOK = {
+    "positive": (("yellow", "orange", "pink"), "smile"),
+    "neutral": (("gray", "teal", "green"), "flat"),
+    "negative": (("blue", "purple", "brown"), "frown"),
+}
 """Sentiment -> (background colours, mouth of the face)."""
-RAW = {"humorous": ("funny", "very_funny", "hilarious"), "not_humorous": ("not_funny",),
-       "sarcastic": ("general", "twisted_meaning", "very_twisted"), "not_sarcastic": ("not_sarcastic",),
-       "offensive": ("slight", "very_offensive", "hateful_offensive"), "not_offensive": ("not_offensive",),
-       "positive": ("positive", "very_positive"), "negative": ("negative", "very_negative"),
-       "neutral": ("neutral",)}
+RAW = {
+    "humorous": ("funny", "very_funny", "hilarious"),
+    "not_humorous": ("not_funny",),
+    "sarcastic": ("general", "twisted_meaning", "very_twisted"),
+    "not_sarcastic": ("not_sarcastic",),
+    "offensive": ("slight", "very_offensive", "hateful_offensive"),
+    "not_offensive": ("not_offensive",),
+    "positive": ("positive", "very_positive"),
+    "negative": ("negative", "very_negative"),
+    "neutral": ("neutral",),
+}
 """MM-Soc label -> the raw Memotion labels that collapse to it."""
 MEME_SIZE = (160, 160)
 GROUP = 6
 """Memes per shared caption: every label of every task balanced within a group."""
-SAMPLE_COLUMNS = ("", "image_name", "text_ocr", "text_corrected", "humour", "sarcasm", "offensive",
-                  "motivational", "overall_sentiment", "split")
+SAMPLE_COLUMNS = (
+    "",
+    "image_name",
+    "text_ocr",
+    "text_corrected",
+    "humour",
+    "sarcasm",
+    "offensive",
+    "motivational",
+    "overall_sentiment",
+    "split",
+)
 """The released ``labels.csv`` header, plus the split column."""
 
 
@@ -194,8 +274,20 @@ def write_sample(root: Path, context: SampleContext) -> None:
             name = f"image_{number}.jpg"
             draw.save(_picture(rng, labels, text), root / IMAGES / name)
             raw = {task: rng.choice(RAW[label]) for task, label in labels.items()}
-            rows.append((str(number - 1), name, text, text, raw["humor"], raw["sarcasm"], raw["offensive"],
-                         rng.choice(("motivational", "not_motivational")), raw["sentiment"], split))
+            rows.append(
+                (
+                    str(number - 1),
+                    name,
+                    text,
+                    text,
+                    raw["humor"],
+                    raw["sarcasm"],
+                    raw["offensive"],
+                    rng.choice(("motivational", "not_motivational")),
+                    raw["sentiment"],
+                    split,
+                )
+            )
     with atomic_open(root / "labels.csv", "w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(SAMPLE_COLUMNS)
@@ -224,7 +316,9 @@ def _picture(rng: random.Random, labels: dict[str, str], text: str):
 
 _HUB_SPLITS = {"train": "train", "dev": "validation", "test": "test"}
 DATASET = Dataset(
-    FOLDER, load,
+    FOLDER,
+    load,
     hub=HubCopy(("Ahren09/MMSoc_Memotion", "Ahren09/Memotion"), _HUB_SPLITS, from_hub, "image_name", from_rows),
-    write_sample=write_sample, sample_order=2,
+    write_sample=write_sample,
+    sample_order=2,
 )

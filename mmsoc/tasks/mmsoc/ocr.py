@@ -8,7 +8,13 @@ from mmsoc.tasks.mmsoc.memotion import FOLDER as MEMOTION
 from mmsoc.tasks.spec import TaskSpec
 
 TASKS = (
-    TaskSpec("ocr", "HatefulMemes+Memotion", "ocr",
-             "What is the text in the image? Use double quotes to enclose your answer.", group="ocr",
-             sources=(HATEFUL_MEMES, MEMOTION), order=8),
+    TaskSpec(
+        "ocr",
+        "HatefulMemes+Memotion",
+        "ocr",
+        "What is the text in the image? Use double quotes to enclose your answer.",
+        group="ocr",
+        sources=(HATEFUL_MEMES, MEMOTION),
+        order=8,
+    ),
 )

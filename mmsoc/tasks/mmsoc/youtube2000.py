@@ -29,39 +29,105 @@ from mmsoc.tasks.spec import TaskSpec
 FOLDER = "youtube2000"
 TITLE = "YouTube2000"
 YOUTUBE_TOPICS: tuple[str, ...] = (
-    "action-adventure_game", "action_game", "american_football", "association_football", "baseball",
-    "basketball", "boxing", "business", "casual_game", "christian_music", "classical_music",
-    "country_music", "cricket", "electronic_music", "entertainment", "fashion", "film", "food", "golf",
-    "health", "hip_hop_music", "hobby", "humour", "ice_hockey", "independent_music", "jazz", "knowledge",
-    "lifestyle", "military", "mixed_martial_arts", "motorsport", "music", "music_of_asia",
-    "music_of_latin_america", "music_video_game", "performing_arts", "pet", "physical_attractiveness",
-    "physical_fitness", "politics", "pop_music", "professional_wrestling", "puzzle_video_game",
-    "racing_video_game", "reggae", "religion", "rhythm_and_blues", "rock_music", "role-playing_video_game",
-    "simulation_video_game", "society", "soul_music", "sport", "sports_game", "strategy_video_game",
-    "technology", "television_program", "tennis", "tourism", "vehicle", "video_game_culture", "volleyball",
+    "action-adventure_game",
+    "action_game",
+    "american_football",
+    "association_football",
+    "baseball",
+    "basketball",
+    "boxing",
+    "business",
+    "casual_game",
+    "christian_music",
+    "classical_music",
+    "country_music",
+    "cricket",
+    "electronic_music",
+    "entertainment",
+    "fashion",
+    "film",
+    "food",
+    "golf",
+    "health",
+    "hip_hop_music",
+    "hobby",
+    "humour",
+    "ice_hockey",
+    "independent_music",
+    "jazz",
+    "knowledge",
+    "lifestyle",
+    "military",
+    "mixed_martial_arts",
+    "motorsport",
+    "music",
+    "music_of_asia",
+    "music_of_latin_america",
+    "music_video_game",
+    "performing_arts",
+    "pet",
+    "physical_attractiveness",
+    "physical_fitness",
+    "politics",
+    "pop_music",
+    "professional_wrestling",
+    "puzzle_video_game",
+    "racing_video_game",
+    "reggae",
+    "religion",
+    "rhythm_and_blues",
+    "rock_music",
+    "role-playing_video_game",
+    "simulation_video_game",
+    "society",
+    "soul_music",
+    "sport",
+    "sports_game",
+    "strategy_video_game",
+    "technology",
+    "television_program",
+    "tennis",
+    "tourism",
+    "vehicle",
+    "video_game_culture",
+    "volleyball",
 )
 """The 62 topics (MM-Soc Table 7), in table order."""
 _TOPIC_ORDER = {topic: i for i, topic in enumerate(YOUTUBE_TOPICS)}
 _DISAMBIGUATION = re.compile(r"_\([^)]*\)$")
 
 TASKS = (
-    TaskSpec("tagging", TITLE, "multilabel",
-             "Predict the tags of the following online video given its title, description, and thumbnail "
-             "image. Different tags must be separated by commas. For example, \"sports,tennis,french-open\"",
-             YOUTUBE_TOPICS, why=(("{tags}", "Why do the tags \"{tags}\" potentially fit this online video?"),),
-             sources=(FOLDER,), order=2),
+    TaskSpec(
+        "tagging",
+        TITLE,
+        "multilabel",
+        "Predict the tags of the following online video given its title, description, and thumbnail "
+        'image. Different tags must be separated by commas. For example, "sports,tennis,french-open"',
+        YOUTUBE_TOPICS,
+        why=(("{tags}", 'Why do the tags "{tags}" potentially fit this online video?'),),
+        sources=(FOLDER,),
+        order=2,
+    ),
 )
 
 
-def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
-         options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def load(
+    spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
+) -> LoadResult:
     """Load ``root/{split}.jsonl`` (``root`` is ``DIR/youtube2000``)."""
     path = existing_file(root, f"{split}.jsonl")
     return from_rows(spec, read_jsonl(path), path, root, split, limit, options)
 
 
-def from_rows(spec: TaskSpec, rows: Iterable[tuple[int, Row]], source: str | os.PathLike, image_root: Path,
-              split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def from_rows(
+    spec: TaskSpec,
+    rows: Iterable[tuple[int, Row]],
+    source: str | os.PathLike,
+    image_root: Path,
+    split: str,
+    limit: int | None = None,
+    options: LoadOptions = PAPER_OPTIONS,
+) -> LoadResult:
     """Tagging examples: text is title and description, label the topics in table order."""
 
     def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
@@ -86,8 +152,9 @@ def parse_topics(value: object, source: str | os.PathLike, line: int) -> list[st
         name = str(item).strip().rsplit("/wiki/", 1)[-1].lower().replace(" ", "_")
         name = _DISAMBIGUATION.sub("", name)
         if name not in _TOPIC_ORDER:
-            raise InputError(source, f"unknown topic {item!r} (not one of the 62 YouTube topics)",
-                             line=line, field="topics")
+            raise InputError(
+                source, f"unknown topic {item!r} (not one of the 62 YouTube topics)", line=line, field="topics"
+            )
         topics.add(name)
     return sorted(topics, key=_TOPIC_ORDER.__getitem__)
 
@@ -95,36 +162,77 @@ def parse_topics(value: object, source: str | os.PathLike, line: int) -> list[st
 def from_hub(row: Row, number: int) -> Row:
     """A hub row (YouTube API columns) in the local format; the thumbnail file is ``{id}.png``."""
     item_id = row.get("id") or number
-    return {"id": item_id, "title": row.get("title"), "description": row.get("description"),
-            "thumbnail": f"{item_id}.png", "topics": row.get("topics")}
+    return {
+        "id": item_id,
+        "title": row.get("title"),
+        "description": row.get("description"),
+        "thumbnail": f"{item_id}.png",
+        "topics": row.get("topics"),
+    }
 
 
 # The sample: videos whose title and description carry their topics, with fictional names.
 VIDEO_GROUPS: tuple[tuple[tuple[str, ...], str, str], ...] = (
-    (("sport", "tennis"), "{a} vs {b} | Final Set Highlights",
-     "Tennis highlights from the open final: every serve, rally and match point."),
-    (("association_football", "sport"), "{a} FC vs {b} United 2-1 | All Goals",
-     "Football match highlights with all goals, saves and the penalty drama."),
-    (("music", "pop_music"), "{a} - Summer Nights (Official Music Video)",
-     "Official music video for the new pop single. Stream the album now."),
-    (("hip_hop_music", "music"), "{a} ft. {b} - Block Party (Official Audio)",
-     "New rap track from the upcoming hip hop mixtape."),
-    (("action_game", "video_game_culture"), "Shadow Strike Gameplay Walkthrough Part {n}",
-     "Let's play the new action game, boss fight and secret level included."),
-    (("food", "lifestyle"), "Easy {dish} Recipe in 15 Minutes",
-     "Quick home cooking recipe with simple ingredients from your kitchen."),
-    (("pet",), "Funny Cats and Dogs Compilation #{n}",
-     "Cute pets doing silly things: kittens, puppies and one very confused parrot."),
-    (("politics", "society"), "Debate Night: {a} on Healthcare and Taxes",
-     "Full debate coverage and analysis of the election campaign."),
-    (("technology",), "Phone X{n} Review: Is It Worth It?",
-     "Unboxing and review of the new smartphone: camera, battery and performance tests."),
-    (("entertainment", "film"), "Midnight Harbor - Official Trailer",
-     "Watch the official movie trailer. In theaters this winter."),
-    (("health", "physical_fitness"), "20 Minute Full Body Workout at Home",
-     "No equipment fitness workout for strength and cardio. Follow along!"),
-    (("vehicle",), "2024 Roadster {n} Test Drive and Review",
-     "We take the new car on a test drive: engine, handling and interior."),
+    (
+        ("sport", "tennis"),
+        "{a} vs {b} | Final Set Highlights",
+        "Tennis highlights from the open final: every serve, rally and match point.",
+    ),
+    (
+        ("association_football", "sport"),
+        "{a} FC vs {b} United 2-1 | All Goals",
+        "Football match highlights with all goals, saves and the penalty drama.",
+    ),
+    (
+        ("music", "pop_music"),
+        "{a} - Summer Nights (Official Music Video)",
+        "Official music video for the new pop single. Stream the album now.",
+    ),
+    (
+        ("hip_hop_music", "music"),
+        "{a} ft. {b} - Block Party (Official Audio)",
+        "New rap track from the upcoming hip hop mixtape.",
+    ),
+    (
+        ("action_game", "video_game_culture"),
+        "Shadow Strike Gameplay Walkthrough Part {n}",
+        "Let's play the new action game, boss fight and secret level included.",
+    ),
+    (
+        ("food", "lifestyle"),
+        "Easy {dish} Recipe in 15 Minutes",
+        "Quick home cooking recipe with simple ingredients from your kitchen.",
+    ),
+    (
+        ("pet",),
+        "Funny Cats and Dogs Compilation #{n}",
+        "Cute pets doing silly things: kittens, puppies and one very confused parrot.",
+    ),
+    (
+        ("politics", "society"),
+        "Debate Night: {a} on Healthcare and Taxes",
+        "Full debate coverage and analysis of the election campaign.",
+    ),
+    (
+        ("technology",),
+        "Phone X{n} Review: Is It Worth It?",
+        "Unboxing and review of the new smartphone: camera, battery and performance tests.",
+    ),
+    (
+        ("entertainment", "film"),
+        "Midnight Harbor - Official Trailer",
+        "Watch the official movie trailer. In theaters this winter.",
+    ),
+    (
+        ("health", "physical_fitness"),
+        "20 Minute Full Body Workout at Home",
+        "No equipment fitness workout for strength and cardio. Follow along!",
+    ),
+    (
+        ("vehicle",),
+        "2024 Roadster {n} Test Drive and Review",
+        "We take the new car on a test drive: engine, handling and interior.",
+    ),
 )
 """(topics, title template, description) of the sample videos."""
 NAMES = ("Alex Moore", "Sam Park", "Rita Lane", "Omar Diaz", "Kim Sato", "Lucas Berg")
@@ -146,8 +254,15 @@ def write_sample(root: Path, context: SampleContext) -> None:
             thumbnail = f"thumbnails/{item_id}.jpg"
             image = draw.render_text(draw.draw_scene(draw.random_scene(rng), THUMB_SIZE), title, at_bottom=True)
             draw.save(image, root / thumbnail)
-            rows.append({"id": item_id, "title": title, "description": description, "thumbnail": thumbnail,
-                         "topics": list(topics)})
+            rows.append(
+                {
+                    "id": item_id,
+                    "title": title,
+                    "description": description,
+                    "thumbnail": thumbnail,
+                    "topics": list(topics),
+                }
+            )
         write_jsonl(root / f"{split}.jsonl", rows)
 
 
@@ -159,8 +274,15 @@ def _video(rng: random.Random) -> tuple[str, str, tuple[str, ...]]:
 
 
 DATASET = Dataset(
-    FOLDER, load,
-    hub=HubCopy(("Ahren09/MMSoc_YouTube2000", "Ahren09/MMSoc_YouTube2M", "Ahren09/YouTube2000"),
-                {"train": "train", "dev": "val", "test": "test"}, from_hub, "thumbnail", from_rows),
-    write_sample=write_sample, sample_order=4,
+    FOLDER,
+    load,
+    hub=HubCopy(
+        ("Ahren09/MMSoc_YouTube2000", "Ahren09/MMSoc_YouTube2M", "Ahren09/YouTube2000"),
+        {"train": "train", "dev": "val", "test": "test"},
+        from_hub,
+        "thumbnail",
+        from_rows,
+    ),
+    write_sample=write_sample,
+    sample_order=4,
 )

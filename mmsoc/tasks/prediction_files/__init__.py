@@ -78,8 +78,10 @@ class PredictionFormat:
 
 
 FORMATS: Registry[PredictionFormat] = Registry("prediction format")
-FORMATS.discover("mmsoc.tasks.prediction_files", lambda module: [(module.FORMAT.name, module.FORMAT)]
-                 if hasattr(module, "FORMAT") else [])
+FORMATS.discover(
+    "mmsoc.tasks.prediction_files",
+    lambda module: [(module.FORMAT.name, module.FORMAT)] if hasattr(module, "FORMAT") else [],
+)
 
 
 def read_prediction_file(path: str | Path, task_id: str) -> PredictionFile:

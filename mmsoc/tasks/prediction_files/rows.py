@@ -39,8 +39,10 @@ def read_rows_file(path: str | Path, task_id: str) -> PredictionFile:
         out.predictions.append(prediction)
         out.references.append(reference)
     if not out.ids:
-        raise InputError(path, "no scorable rows" + (f" ({len(out.skipped)} skipped; first: {out.skipped[0]})"
-                                                     if out.skipped else ""))
+        raise InputError(
+            path,
+            "no scorable rows" + (f" ({len(out.skipped)} skipped; first: {out.skipped[0]})" if out.skipped else ""),
+        )
     return out
 
 
@@ -56,8 +58,15 @@ def _rows(path: Path):
         for row in reader:
             if None in row:  # more values than columns: the values would be read shifted
                 columns = len(reader.fieldnames or ())
-                yield start, InputError(path, f"{columns + len(row[None])} values for {columns} columns "
-                                              f"({', '.join(reader.fieldnames or ())})", line=start)
+                yield (
+                    start,
+                    InputError(
+                        path,
+                        f"{columns + len(row[None])} values for {columns} columns "
+                        f"({', '.join(reader.fieldnames or ())})",
+                        line=start,
+                    ),
+                )
             else:
                 yield start, row
             start = reader.line_num + 1

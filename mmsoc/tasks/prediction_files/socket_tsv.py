@@ -57,8 +57,9 @@ def read(request: ScoreRequest) -> dict[str, PredictionFile]:
         raise InputError(path, f"not a SocKET prediction TSV ({' '.join(str(err).split())})") from None
     absent = [name for name in COLUMNS if name not in cells.columns]
     if absent:
-        raise InputError(path, f"the header lacks column(s) {', '.join(absent)} (expected {', '.join(COLUMNS)})",
-                         line=1)
+        raise InputError(
+            path, f"the header lacks column(s) {', '.join(absent)} (expected {', '.join(COLUMNS)})", line=1
+        )
     if len(lines) != len(cells):
         lines = [None] * len(cells)  # type: ignore[list-item]  # quoting pandas reads differently: no line numbers
     missing = answers["generated_text"].isna().tolist()
@@ -146,13 +147,22 @@ def view(task_id: str, metrics: dict[str, Any], request: ScoreRequest) -> dict[s
     kind = task_type(get_task(task_id))
     penalty = "_penalized" if request.penalize_missing else ""
     if kind == "REG":
-        return {"type": kind, "corr_original": metrics[f"corr_original{penalty}"],
-                "corr_score": metrics[f"corr_score{penalty}"], "hit_rate": metrics["hit_rate"], "n": metrics["n"]}
+        return {
+            "type": kind,
+            "corr_original": metrics[f"corr_original{penalty}"],
+            "corr_score": metrics[f"corr_score{penalty}"],
+            "hit_rate": metrics["hit_rate"],
+            "n": metrics["n"],
+        }
     if kind == "SPAN":
         return {"type": kind, "f1": metrics["f1"], "hit_rate": metrics["hit_rate"], "n": metrics["n"]}
     reader = "_lenient" if request.parser == "lenient" else ""
-    return {"type": kind, "f1": metrics[f"f1{reader}{penalty}"], "hit_rate": metrics[f"hit_rate{reader}"],
-            "n": metrics["n"]}
+    return {
+        "type": kind,
+        "f1": metrics[f"f1{reader}{penalty}"],
+        "hit_rate": metrics[f"hit_rate{reader}"],
+        "n": metrics["n"],
+    }
 
 
 def averages(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -161,6 +171,11 @@ def averages(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return table2({task: entry["corr_score" if entry["type"] == "REG" else "f1"] for task, entry in entries.items()})
 
 
-FORMAT = PredictionFormat("socket-tsv", "a SocKET predict.py TSV (text, label, prompt, task, generated_text), "
-                          "several tasks, scored as its eval.py", read, view, averages,
-                          options=("parser", "penalize_missing"))
+FORMAT = PredictionFormat(
+    "socket-tsv",
+    "a SocKET predict.py TSV (text, label, prompt, task, generated_text), several tasks, scored as its eval.py",
+    read,
+    view,
+    averages,
+    options=("parser", "penalize_missing"),
+)

@@ -31,8 +31,11 @@ def _names() -> dict[str, str]:
 def task_of_file(path: Path) -> str | None:
     """The task a file is named after (``...tweet-qa.txt`` / ``...tweet_qa.txt``), the longest name matching."""
     stem = path.stem.lower()
-    found = [(len(name), task) for task, name in _names().items()
-             if stem.endswith(name) or stem.endswith(name.replace("_", "-"))]
+    found = [
+        (len(name), task)
+        for task, name in _names().items()
+        if stem.endswith(name) or stem.endswith(name.replace("_", "-"))
+    ]
     return max(found)[1] if found else None
 
 
@@ -66,8 +69,10 @@ def read(request: ScoreRequest) -> dict[str, PredictionFile]:
     from mmsoc.tasks.scoring import parse_response
 
     if not request.data:
-        raise ValueError("--format supertweeteval-lines takes the gold values from a data folder: give --data DIR "
-                         "(the hub layout, data/<task>/test.jsonl) or --data sample")
+        raise ValueError(
+            "--format supertweeteval-lines takes the gold values from a data folder: give --data DIR "
+            "(the hub layout, data/<task>/test.jsonl) or --data sample"
+        )
     out: dict[str, PredictionFile] = {}
     for task, file in sorted(_files(request).items(), key=lambda pair: list(_names()).index(pair[0])):
         examples = load_examples(task, request.data, "test").examples
@@ -75,13 +80,18 @@ def read(request: ScoreRequest) -> dict[str, PredictionFile]:
         if len(lines) == len(examples) + 1 and lines[-1] == "":
             lines.pop()
         if len(lines) != len(examples):
-            raise InputError(file, f"{len(lines)} lines for {len(examples)} test items of {_names()[task]} in "
-                                   f"{request.data} (one prediction per line, line i for item i)")
+            raise InputError(
+                file,
+                f"{len(lines)} lines for {len(examples)} test items of {_names()[task]} in "
+                f"{request.data} (one prediction per line, line i for item i)",
+            )
         official = request.parser == "official"
         parsed = [parse_response(task, line, "strict" if official else "lenient") for line in lines]
-        out[task] = PredictionFile([e.id for e in examples],
-                                   [p.label if official or p.ok else None for p in parsed],
-                                   [e.label for e in examples])
+        out[task] = PredictionFile(
+            [e.id for e in examples],
+            [p.label if official or p.ok else None for p in parsed],
+            [e.label for e in examples],
+        )
     return out
 
 
@@ -96,6 +106,12 @@ def averages(entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return unified({task: entry.get(get_task(task).headline) for task, entry in entries.items()})
 
 
-FORMAT = PredictionFormat("supertweeteval-lines", "SuperTweetEval files of one prediction per line (a file, or a "
-                          "folder of files named after their tasks), gold values from --data", read, view, averages,
-                          options=("parser",))
+FORMAT = PredictionFormat(
+    "supertweeteval-lines",
+    "SuperTweetEval files of one prediction per line (a file, or a "
+    "folder of files named after their tasks), gold values from --data",
+    read,
+    view,
+    averages,
+    options=("parser",),
+)

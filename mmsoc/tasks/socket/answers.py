@@ -46,8 +46,11 @@ def _first_prefix(answer: str, options: Sequence[str], order: Iterable[int]) -> 
     line = answer.lower().strip()
     for index in order:
         option = options[index]
-        if (line.startswith(option) or (option == "yes" and line.startswith("true"))
-                or (option == "no" and line.startswith("false"))):
+        if (
+            line.startswith(option)
+            or (option == "yes" and line.startswith("true"))
+            or (option == "no" and line.startswith("false"))
+        ):
             return index
     return None
 

@@ -20,8 +20,9 @@ def table2(scores: Mapping[str, float | None]) -> dict[str, object]:
     Means are over the tasks scored with a defined value; tasks of the suite not scored are listed
     under ``missing``, scored tasks whose value is undefined (e.g. r of constant answers) under
     ``undefined``; ``complete`` says whether all 58 tasks entered the means."""
-    defined = {task: float(value) for task, value in scores.items()
-               if value is not None and not math.isnan(float(value))}
+    defined = {
+        task: float(value) for task, value in scores.items() if value is not None and not math.isnan(float(value))
+    }
 
     def mean(tasks: list[str]) -> float | None:
         values = [defined[task] for task in tasks if task in defined]
@@ -29,8 +30,9 @@ def table2(scores: Mapping[str, float | None]) -> dict[str, object]:
 
     every = list(task_ids("socket"))
     return {
-        "categories": {category: mean([t for t in every if get_task(t).category == category])
-                       for category in CATEGORIES},
+        "categories": {
+            category: mean([t for t in every if get_task(t).category == category]) for category in CATEGORIES
+        },
         "types": {kind: mean([t for t in every if task_type(get_task(t)) == kind]) for kind in TYPES},
         "overall": mean(every),
         "tasks": len([t for t in every if t in defined]),

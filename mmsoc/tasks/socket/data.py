@@ -52,8 +52,9 @@ def read_lines(path: Path) -> list[str]:
         raise InputError(path, f"not UTF-8 text (byte {err.start + 1} of the file)") from None
 
 
-def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
-         options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def load(
+    spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
+) -> LoadResult:
     """Items of ``spec`` from ``root/<task>/<split>_{text,labels}.txt`` (``root`` is ``DIR/SOCKET_DATA``)."""
     folder = root / short_name(spec.id)
     prefix = split_prefix(split)
@@ -70,8 +71,9 @@ def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
         try:
             result.examples.append(example(spec, str(index), text.strip(), label, split))
         except SkipLine as skipped:
-            result.problems.append(ItemProblem(str(index), str(labels_path), skipped.field, str(skipped),
-                                               line=index + 1))
+            result.problems.append(
+                ItemProblem(str(index), str(labels_path), skipped.field, str(skipped), line=index + 1)
+            )
         except ValueError as err:
             raise InputError(labels_path, str(err), line=index + 1, field="label") from None
     return result
@@ -117,8 +119,10 @@ def class_label(spec: TaskSpec, value: object) -> str:
         return spec.labels[number]
     if number == -1:
         raise SkipLine("no label (-1)")
-    raise ValueError(f"{text.strip()!r} is neither a class of {short_name(spec.id)} ({', '.join(spec.labels)}) "
-                     f"nor its number 0-{len(spec.labels) - 1}")
+    raise ValueError(
+        f"{text.strip()!r} is neither a class of {short_name(spec.id)} ({', '.join(spec.labels)}) "
+        f"nor its number 0-{len(spec.labels) - 1}"
+    )
 
 
 def regression_label(value: object) -> float:
@@ -155,8 +159,11 @@ def _check_label_list(spec: TaskSpec, path: Path) -> None:
         return
     found = [line.strip() for line in read_lines(path) if line.strip()]
     if found != list(spec.labels):
-        raise InputError(path, f"names {found}, but the SocKET table has {list(spec.labels)} for "
-                               f"{short_name(spec.id)} (option i of the prompt means class i)")
+        raise InputError(
+            path,
+            f"names {found}, but the SocKET table has {list(spec.labels)} for "
+            f"{short_name(spec.id)} (option i of the prompt means class i)",
+        )
 
 
 DATASET = Dataset(FOLDER, load, write_sample=write_sample, suite=SUITE)

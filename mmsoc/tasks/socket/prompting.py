@@ -21,8 +21,11 @@ from mmsoc.tasks.templates import fill
 
 
 def socket_prompt(spec: TaskSpec, example: Example, question: str) -> str:
-    fields = {"text": example.text, "text_a": str(example.meta.get("text_a", "")),
-              "text_b": str(example.meta.get("text_b", ""))}
+    fields = {
+        "text": example.text,
+        "text_a": str(example.meta.get("text_a", "")),
+        "text_b": str(example.meta.get("text_b", "")),
+    }
     asked = fill(question, fields)
     if task_type(spec) in ("CLS", "PAIR"):
         listed = "\n".join(options(spec))

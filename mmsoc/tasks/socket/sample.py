@@ -16,10 +16,38 @@ from mmsoc.tasks.data.dataset import SampleContext
 
 N_ITEMS = 6
 SPLITS = ("train", "test")
-TOPICS = ("the late train", "the new bakery", "my neighbour's dog", "the football final", "the storm last night",
-          "the office printer", "the school play", "the price of coffee")
-CUES = ("plainly", "wildly", "gently", "oddly", "boldly", "sadly", "kindly", "madly", "calmly", "warmly",
-        "coldly", "loudly", "softly", "slyly", "dryly", "bravely", "shyly", "proudly", "fondly", "grimly")
+TOPICS = (
+    "the late train",
+    "the new bakery",
+    "my neighbour's dog",
+    "the football final",
+    "the storm last night",
+    "the office printer",
+    "the school play",
+    "the price of coffee",
+)
+CUES = (
+    "plainly",
+    "wildly",
+    "gently",
+    "oddly",
+    "boldly",
+    "sadly",
+    "kindly",
+    "madly",
+    "calmly",
+    "warmly",
+    "coldly",
+    "loudly",
+    "softly",
+    "slyly",
+    "dryly",
+    "bravely",
+    "shyly",
+    "proudly",
+    "fondly",
+    "grimly",
+)
 """One cue per class index (the largest task, tweet_emoji, has 20 classes)."""
 LEVELS = ("barely", "somewhat", "quite", "very", "extremely")
 SPAN_PHRASES = ("a total disgrace", "utterly furious", "pure propaganda lies", "so deeply hurt")

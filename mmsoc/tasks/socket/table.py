@@ -26,11 +26,22 @@ Row = tuple[int, str, str, str, tuple[str, ...], tuple[str, ...], str]
 def build_tasks(category: str, rows: tuple[Row, ...]) -> tuple[TaskSpec, ...]:
     """The specs of one category's rows (position, name, type, dataset, labels, options, question)."""
     return tuple(
-        TaskSpec(f"{SUITE}/{name}", dataset, KIND_OF_TYPE[task_type], question, labels,
-                 headline="corr_score" if task_type == "REG" else "f1",
-                 answers=tuple(zip(options, labels)), sources=(FOLDER,), suite=SUITE,
-                 prompt_version=PROMPT_VERSION, order=position, category=category)
-        for position, name, task_type, dataset, labels, options, question in rows)
+        TaskSpec(
+            f"{SUITE}/{name}",
+            dataset,
+            KIND_OF_TYPE[task_type],
+            question,
+            labels,
+            headline="corr_score" if task_type == "REG" else "f1",
+            answers=tuple(zip(options, labels)),
+            sources=(FOLDER,),
+            suite=SUITE,
+            prompt_version=PROMPT_VERSION,
+            order=position,
+            category=category,
+        )
+        for position, name, task_type, dataset, labels, options, question in rows
+    )
 
 
 def task_type(spec: TaskSpec) -> str:

@@ -37,10 +37,11 @@ def _plain(text: str) -> str:
 def lenient_label(raw: str, labels: Sequence[str]) -> str | None:
     """The label the answer is, or starts with (longest label first); case, quotes, ``_`` forgiven."""
     text = _plain(raw.strip().split("\n")[0])
-    forms = sorted(((" ".join(label.lower().replace("_", " ").split()), label) for label in labels),
-                   key=lambda pair: -len(pair[0]))
+    forms = sorted(
+        ((" ".join(label.lower().replace("_", " ").split()), label) for label in labels), key=lambda pair: -len(pair[0])
+    )
     for form, label in forms:
-        if text == form or (text.startswith(form) and not text[len(form):len(form) + 1].isalnum()):
+        if text == form or (text.startswith(form) and not text[len(form) : len(form) + 1].isalnum()):
             return label
     return None
 
@@ -119,7 +120,7 @@ def _find(tokens: list[str], words: list[str], whole: bool) -> int | None:
     if not whole:
         return tokens.index(words[0]) if words[0] in tokens else None
     for start in range(len(tokens) - len(words) + 1):
-        if tokens[start:start + len(words)] == words:
+        if tokens[start : start + len(words)] == words:
             return start
     return None
 

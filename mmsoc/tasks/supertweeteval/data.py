@@ -39,8 +39,11 @@ def label_names(spec: TaskSpec, folder: Path) -> tuple[str, ...]:
     path = folder / "map.txt"
     if not path.is_file():
         if not spec.labels:
-            raise InputError(path, f"{short_name(spec.id)} takes its label names from this file (lines 'id,name'); "
-                                   "it is not in the folder")
+            raise InputError(
+                path,
+                f"{short_name(spec.id)} takes its label names from this file (lines 'id,name'); "
+                "it is not in the folder",
+            )
         return spec.labels
     names: list[str] = []
     for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
@@ -53,13 +56,17 @@ def label_names(spec: TaskSpec, folder: Path) -> tuple[str, ...]:
     return tuple(names)
 
 
-def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
-         options: LoadOptions = PAPER_OPTIONS) -> LoadResult:
+def load(
+    spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
+) -> LoadResult:
     """Items of ``spec`` from ``root/<task>/<split>.jsonl`` (``root`` is ``DIR/data``)."""
     folder = root / short_name(spec.id)
     path = existing_file(folder, f"{SPLIT_FILES.get(split, split)}.jsonl")
-    names = label_names(spec, folder) if spec.kind in ("ste_sentiment", "ste_hate", "ste_emoji",
-                                                         "ste_multilabel") else spec.labels
+    names = (
+        label_names(spec, folder)
+        if spec.kind in ("ste_sentiment", "ste_hate", "ste_emoji", "ste_multilabel")
+        else spec.labels
+    )
     result = LoadResult()
     for index, (line, row) in enumerate(read_jsonl(path)):
         if limit is not None and len(result.examples) >= limit:
@@ -72,15 +79,24 @@ def load(spec: TaskSpec, root: Path, split: str, limit: int | None = None,
         except (KeyError, IndexError, TypeError, ValueError) as err:
             raise InputError(path, f"bad gold value ({err})", line=line, field=_gold_field(spec)) from None
         text = fields.get("text") or f"{fields['text_1']}\n{fields.get('text_2', '')}"
-        result.examples.append(Example(str(index), spec.id, text, (), label,
-                                       {"dataset": "SuperTweetEval", "split": split, **fields}))
+        result.examples.append(
+            Example(str(index), spec.id, text, (), label, {"dataset": "SuperTweetEval", "split": split, **fields})
+        )
     return result
 
 
 def _gold_field(spec: TaskSpec) -> str:
-    return {"ste_sentiment": "gold_label", "ste_hate": "gold_label", "ste_emoji": "gold_label",
-            "ste_multilabel": "gold_label_list", "ste_yes_no": "gold_label_binary", "ste_score": "gold_score",
-            "ste_qa": "gold_label_str", "ste_qg": "gold_label_str", "ste_ner": "gold_label_sequence"}[spec.kind]
+    return {
+        "ste_sentiment": "gold_label",
+        "ste_hate": "gold_label",
+        "ste_emoji": "gold_label",
+        "ste_multilabel": "gold_label_list",
+        "ste_yes_no": "gold_label_binary",
+        "ste_score": "gold_score",
+        "ste_qa": "gold_label_str",
+        "ste_qg": "gold_label_str",
+        "ste_ner": "gold_label_sequence",
+    }[spec.kind]
 
 
 def gold(spec: TaskSpec, row: dict[str, Any], names: tuple[str, ...]) -> Any:

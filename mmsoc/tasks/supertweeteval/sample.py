@@ -19,8 +19,27 @@ from mmsoc.tasks.data.dataset import SampleContext
 N_ITEMS = 6
 SPLITS = ("train", "test")
 EMOJI = ("❤", "😂", "🔥", "😍", "🙏", "😭", "✨", "🎉")
-CUES = ("plainly", "wildly", "gently", "oddly", "boldly", "sadly", "kindly", "madly", "calmly", "warmly",
-        "coldly", "loudly", "softly", "slyly", "dryly", "bravely", "shyly", "proudly", "fondly")
+CUES = (
+    "plainly",
+    "wildly",
+    "gently",
+    "oddly",
+    "boldly",
+    "sadly",
+    "kindly",
+    "madly",
+    "calmly",
+    "warmly",
+    "coldly",
+    "loudly",
+    "softly",
+    "slyly",
+    "dryly",
+    "bravely",
+    "shyly",
+    "proudly",
+    "fondly",
+)
 PLACES = ("Leeds", "Porto", "Quito", "Oslo", "Perth", "Dakar")
 PEOPLE = ("Ana Silva", "Tom Reyes", "Mia Khan", "Leo Park")
 THINGS = ("the bus strike", "the cup final", "the new album", "the heatwave", "the town fair")
@@ -51,25 +70,38 @@ def _row(rng: random.Random, kind: str, labels: tuple[str, ...], n: int) -> dict
     if kind == "ste_multilabel":
         on = set(rng.sample(range(len(labels)), rng.randint(1, 2)))
         cues = " ".join(CUES[i % len(CUES)] for i in sorted(on))
-        return {"text": f"{cues} said about {thing} #{n}",
-                "gold_label_list": [int(i in on) for i in range(len(labels))]}
+        return {
+            "text": f"{cues} said about {thing} #{n}",
+            "gold_label_list": [int(i in on) for i in range(len(labels))],
+        }
     if kind == "ste_yes_no":
         same = rng.randrange(2)
         word = thing.split()[-1]
-        return {"text": f"{word} news from {place}", "text_1": f"{word} in {place} was great",
-                "text_2": f"{word} in {place if same else rng.choice(PLACES)} {'was great' if same else 'is far'}",
-                "target": word, "definition": f"an event in {place if same else 'another town'}",
-                "gold_label_binary": same}
+        return {
+            "text": f"{word} news from {place}",
+            "text_1": f"{word} in {place} was great",
+            "text_2": f"{word} in {place if same else rng.choice(PLACES)} {'was great' if same else 'is far'}",
+            "target": word,
+            "definition": f"an event in {place if same else 'another town'}",
+            "gold_label_binary": same,
+        }
     if kind == "ste_score":
         score = rng.randint(0, 5)
-        return {"text": f"{CUES[score]} sharing {thing}", "text_1": f"{thing} today",
-                "text_2": f"{CUES[score]} {thing}", "gold_score": float(score)}
+        return {
+            "text": f"{CUES[score]} sharing {thing}",
+            "text_1": f"{thing} today",
+            "text_2": f"{CUES[score]} {thing}",
+            "gold_score": float(score),
+        }
     if kind in ("ste_qa", "ste_qg"):
         person = rng.choice(PEOPLE)
         text = f"{person} will speak about {thing} in {place} on Friday."
         question, answer = f"who will speak about {thing}?", person
-        return {"text": text, "context": question if kind == "ste_qa" else answer,
-                "gold_label_str": answer if kind == "ste_qa" else question}
+        return {
+            "text": text,
+            "context": question if kind == "ste_qa" else answer,
+            "gold_label_str": answer if kind == "ste_qa" else question,
+        }
     return _ner_row(rng, n)
 
 
@@ -79,6 +111,9 @@ def _ner_row(rng: random.Random, n: int) -> dict[str, Any]:
     person, place = rng.choice(PEOPLE).split(), rng.choice(PLACES)
     tokens = ["met", *person, "in", place, "today", f"#{n}"]
     tags = ["O", "B-person", "I-person", "O", "B-location", "O", "O"]
-    return {"text": " ".join(tokens), "text_tokenized": tokens,
-            "gold_label_sequence": [NER_TAGS.index(t) for t in tags],
-            "entities": {"entity": [" ".join(person), place], "type": ["person", "location"]}}
+    return {
+        "text": " ".join(tokens),
+        "text_tokenized": tokens,
+        "gold_label_sequence": [NER_TAGS.index(t) for t in tags],
+        "entities": {"entity": [" ".join(person), place], "type": ["person", "location"]},
+    }

@@ -28,10 +28,13 @@ class MmsocTagging(evaluate.Metric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             features=[
-                datasets.Features({"predictions": datasets.Sequence(datasets.Value("string")),
-                                   "references": datasets.Sequence(datasets.Value("string"))}),
-                datasets.Features({"predictions": datasets.Value("string"),
-                                   "references": datasets.Value("string")}),
+                datasets.Features(
+                    {
+                        "predictions": datasets.Sequence(datasets.Value("string")),
+                        "references": datasets.Sequence(datasets.Value("string")),
+                    }
+                ),
+                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
             ],
         )
 
