@@ -15,31 +15,13 @@ from typing import Any
 
 from mmsoc.core.io import write_text
 from mmsoc.tasks.data.dataset import SampleContext
+from mmsoc.tasks.socket.sample import CUES as SOCKET_CUES
 
 N_ITEMS = 6
 SPLITS = ("train", "test")
 EMOJI = ("❤", "😂", "🔥", "😍", "🙏", "😭", "✨", "🎉")
-CUES = (
-    "plainly",
-    "wildly",
-    "gently",
-    "oddly",
-    "boldly",
-    "sadly",
-    "kindly",
-    "madly",
-    "calmly",
-    "warmly",
-    "coldly",
-    "loudly",
-    "softly",
-    "slyly",
-    "dryly",
-    "bravely",
-    "shyly",
-    "proudly",
-    "fondly",
-)
+CUES = SOCKET_CUES[:19]
+"""The SocKET sample's cue words, one per class (19 are enough here)."""
 PLACES = ("Leeds", "Porto", "Quito", "Oslo", "Perth", "Dakar")
 PEOPLE = ("Ana Silva", "Tom Reyes", "Mia Khan", "Leo Park")
 THINGS = ("the bus strike", "the cup final", "the new album", "the heatwave", "the town fair")
