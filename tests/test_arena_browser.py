@@ -5,7 +5,6 @@ requests to the live server get a 4xx and change nothing."""
 from __future__ import annotations
 
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -17,18 +16,13 @@ from pathlib import Path
 
 from browser import browser, needs_browser
 from PIL import Image, ImageDraw
+from processes import free_port
 
 from mmsoc.arena.records import Battle, write_battles
 
 pytestmark = needs_browser
 REPO = Path(__file__).resolve().parents[1]
 LABELS = ("A", "B", "tie", "both_bad")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:
@@ -145,7 +139,7 @@ def test_two_annotators_vote_through_a_killed_and_restarted_server(tmp_path):
     ]
     write_battles(tmp_path / "battles.jsonl", battles)
     db = tmp_path / "votes.sqlite"
-    server = Server(tmp_path / "battles.jsonl", db, _free_port())
+    server = Server(tmp_path / "battles.jsonl", db, free_port())
     try:
         _vote_kill_restart_and_refuse(server, db, tmp_path)
     finally:

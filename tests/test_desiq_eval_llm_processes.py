@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from processes import accelerate_launch
 from tiny_video_models import build_qwen2_vl
 
 from desiq.sample import write_sample
@@ -104,30 +104,11 @@ def test_a_sigkilled_run_resumes_to_identical_metrics(setup, uninterrupted):
     assert json.loads((out / "runtime.json").read_text())["predicted"] == [len(rows) - partial]
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_two_processes_equal_one(setup, uninterrupted):
     out = setup[0] / "two"
     launch = [
-        sys.executable,
-        "-m",
-        "accelerate.commands.launch",
-        "--multi_gpu",
-        "--num_processes",
-        "2",
-        "--num_machines",
-        "1",
-        "--mixed_precision",
-        "no",
-        "--dynamo_backend",
-        "no",
-        "--main_process_port",
-        str(_free_port()),
+        *accelerate_launch(),
         "-m",
         "desiq",
     ]

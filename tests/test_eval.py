@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from processes import accelerate_launch
 from tiny_models import BUILDERS
 from typer.testing import CliRunner
 
@@ -151,12 +151,6 @@ def test_sigkill_mid_run_then_resume_matches_uninterrupted(tiny_dirs, tmp_path):
     assert (killed / "metrics.json").read_bytes() == (tmp_path / "whole/metrics.json").read_bytes()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_two_processes_merge_into_the_single_process_files(tiny_dirs, tmp_path):
     args = [
@@ -176,20 +170,7 @@ def test_two_processes_merge_into_the_single_process_files(tiny_dirs, tmp_path):
         "1",
     ]
     launch = [
-        sys.executable,
-        "-m",
-        "accelerate.commands.launch",
-        "--multi_gpu",
-        "--num_processes",
-        "2",
-        "--num_machines",
-        "1",
-        "--mixed_precision",
-        "no",
-        "--dynamo_backend",
-        "no",
-        "--main_process_port",
-        str(_free_port()),
+        *accelerate_launch(),
         "-m",
         "mmsoc",
         "eval",

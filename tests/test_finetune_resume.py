@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from processes import accelerate_launch
 from safetensors.torch import load_file
 from typer.testing import CliRunner
 
@@ -84,18 +85,7 @@ def test_killed_run_resumes_to_the_uninterrupted_result(tiny_llava, tmp_path):
 def test_two_process_accelerate_launch_gives_one_adapter(tiny_llava, tmp_path):
     out = tmp_path / "adapter"
     command = [
-        sys.executable,
-        "-m",
-        "accelerate.commands.launch",
-        "--multi_gpu",
-        "--num_processes",
-        "2",
-        "--num_machines",
-        "1",
-        "--mixed_precision",
-        "no",
-        "--dynamo_backend",
-        "no",
+        *accelerate_launch(),
         "-m",
         "mmsoc",
         "finetune",

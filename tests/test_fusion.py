@@ -6,13 +6,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from media_fixtures import build_tiny_open_clip, build_tiny_t5
+from processes import accelerate_launch
 from typer.testing import CliRunner
 
 from desiq.formats.siq2 import read_siq2, write_siq2
@@ -254,14 +254,6 @@ def test_fusion_probe_command_runs_end_to_end_with_a_local_backbone(env, tmp_pat
     assert (out / "sample" / "transcript" / f"{env['val'][0].video}.vtt").is_file()
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 DRIVER = """import json, sys
 from desiq.cli import app
 for args in json.loads(sys.argv[1]):
@@ -274,20 +266,7 @@ def _launch(commands: list[list[str]], folder: Path) -> subprocess.CompletedProc
     (in one launch: the processes import torch once)."""
     (folder / "driver.py").write_text(DRIVER)
     launch = [
-        sys.executable,
-        "-m",
-        "accelerate.commands.launch",
-        "--multi_gpu",
-        "--num_processes",
-        "2",
-        "--num_machines",
-        "1",
-        "--mixed_precision",
-        "no",
-        "--dynamo_backend",
-        "no",
-        "--main_process_port",
-        str(_free_port()),
+        *accelerate_launch(),
         str(folder / "driver.py"),
         json.dumps(commands),
     ]
