@@ -13,13 +13,16 @@ import pkgutil
 from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
+from mmsoc.core.startup import loading
+
 T = TypeVar("T")
 
 
 def load_target(target: str) -> object:
-    """The object a ``"package.module:attribute"`` string names."""
+    """The object a ``"package.module:attribute"`` string names (imported with collection paused)."""
     module, _, attribute = target.partition(":")
-    value: object = importlib.import_module(module)
+    with loading():
+        value: object = importlib.import_module(module)
     for part in attribute.split(".") if attribute else ():
         value = getattr(value, part)
     return value

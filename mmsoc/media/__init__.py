@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from mmsoc.core.startup import loading
+
 if TYPE_CHECKING:
     from mmsoc.media.audio import AudioEncoder
     from mmsoc.media.base import Encoder, EncoderSpec, MediaError
@@ -40,7 +42,8 @@ def __getattr__(name: str) -> Any:
 
 def build_encoder(spec: EncoderSpec, **runtime) -> Encoder:
     """Rebuild an encoder from its spec; ``runtime`` holds options outside it (``device``, ``batch_size``)."""
-    return __getattr__(MODALITIES[spec.modality])(spec.model, **spec.settings, **runtime)
+    with loading():
+        return __getattr__(MODALITIES[spec.modality])(spec.model, **spec.settings, **runtime)
 
 
 __all__ = [

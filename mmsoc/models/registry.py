@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mmsoc.core.registry import Registry, load_target
+from mmsoc.core.startup import loading
 from mmsoc.models.base import Model
 
 DEFAULT_BACKEND = "hf"
@@ -101,7 +102,8 @@ def make_model(model: str, options: ModelOptions = ModelOptions()) -> Model:
     if options.api_base and not entry.remote:
         raise ValueError(f"--api-base applies to a model on a server (--model openai:NAME), not to {model!r}")
     build = load_target(entry.build)
-    return build(arg, options)  # type: ignore[operator]
+    with loading():
+        return build(arg, options)  # type: ignore[operator]
 
 
 def describe() -> list[tuple[str, str]]:
