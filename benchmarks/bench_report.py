@@ -75,9 +75,19 @@ class Report:
                 *(self._median(lmms, n, f) / self._median("mmsoc", n, f) for f in ("cpu", "wall")),
             )
             self._ratio(
+                "  the same for raw generate (a harness that adds nothing)",
+                None,
+                *(self._median(lmms, n, f) / self._median("raw generate", n, f) for f in ("cpu", "wall")),
+            )
+            self._ratio(
                 "per item, lmms-eval / mmsoc",
                 "per_item",
                 *(self.per_item(lmms, f) / self.per_item("mmsoc", f) for f in ("cpu", "wall")),
+            )
+            self._ratio(
+                "  the same for raw generate (a harness that adds nothing)",
+                None,
+                *(self.per_item(lmms, f) / self.per_item("raw generate", f) for f in ("cpu", "wall")),
             )
         self._ratio(
             "harness overhead per item, mmsoc / raw generate",
