@@ -2,6 +2,9 @@
 generation, and garbage made while loading is still freed."""
 
 import gc
+import subprocess
+import sys
+import textwrap
 import weakref
 
 import pytest
@@ -64,3 +67,28 @@ def test_collection_left_off_stays_off_and_frozen_objects_stay_frozen(collection
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_a_command_line_process_ends_with_what_it_made_frozen(tmp_path):
+    """An exit handler registered before the command line runs after its own (last in, first out):
+    by then everything alive is in the permanent generation, so shutdown's collections skip it; the
+    command's output is complete."""
+    out = tmp_path / "out.txt"
+    script = textwrap.dedent(
+        """
+        import atexit, gc
+        atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))
+        import typer
+        from mmsoc.core.cli import run_cli
+        app = typer.Typer()
+        @app.command()
+        def write(path: str) -> None:
+            with open(path, "w") as f:
+                f.write("x" * 100000)
+        run_cli(app)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "frozen at exit: True"
+    assert out.read_text() == "x" * 100000

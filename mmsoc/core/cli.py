@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from mmsoc.core.io import InputError, UsageError
+from mmsoc.core.startup import quick_exit
 
 EXPECTED_ERRORS = (UsageError, InputError, OSError, KeyError, ValueError)
 """Failures reported as one line; anything else is a bug and keeps its traceback."""
@@ -75,6 +76,7 @@ def error_message(err: BaseException) -> str:
 def run_cli(app: typer.Typer) -> None:
     """Run a typer app; an expected failure exits 2 with its message on one line (commands are
     guarded by ``make_app``; this catches what escapes outside them, e.g. while parsing)."""
+    quick_exit()
     try:
         app()
     except EXPECTED_ERRORS as err:
