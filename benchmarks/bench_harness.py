@@ -11,6 +11,9 @@ threads, CPU only. Each tool first runs once untimed (warm caches). Per tool and
 line for one item (start-up) and for N items, each a fresh process; then one more process that calls
 the same command line three times in itself (one item as warm-up, one item, N items): "per item" is
 (N items - one item) / (N - 1) there, so imports, model loading and the variance of start-up cancel.
+After the rounds, ``--startup-pairs`` one-item runs of mmsoc, the previous release and raw generate
+are taken in turn; the median of the pairs' ratios is the start-up figure least moved by a shared
+machine's drift over minutes.
 CPU time (user + system, this process and its children, ``getrusage``) and wall time are both
 printed: on a loaded machine wall time also counts waiting for a CPU, CPU time does not (but still
 grows when other processes thrash the caches). The figures are medians over rounds. Generations of
@@ -254,6 +257,12 @@ def main() -> None:
         default=True,
         help="Benchmark the API backend against transformers serve.",
     )
+    parser.add_argument(
+        "--startup-pairs",
+        type=int,
+        default=8,
+        help="One-item runs of mmsoc, the previous release and raw generate taken in turn, after the rounds.",
+    )
     parser.add_argument("--keep", help="Keep the working files in this folder.")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--runs", help=argparse.SUPPRESS)
@@ -407,6 +416,11 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
             report.in_process(name, json.loads((folder / "inproc.json").read_text())[1:])
             if r == 0:
                 outputs[name] = _outputs(tool.kind, folder / f"cli{n}", items)
+    if "previous release" in tools:
+        for k in range(args.startup_pairs):
+            for name in ("mmsoc", "previous release", "raw generate"):
+                out = work / "pairs" / f"{k}" / name.replace(" ", "_")
+                report.startup_pair(name, timed(tools[name].command(1, out), tools[name].env))
     if args.serve:
         notes += serve_api(ServeProcess, model, work, common, env, n, report, outputs)
     report.print(outputs, load_start, os.getloadavg(), notes)

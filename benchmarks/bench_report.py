@@ -17,6 +17,7 @@ class Report:
         self.runs: dict[tuple[str, int], list[Any]] = defaultdict(list)
         self.inproc: dict[str, list[list[list[float]]]] = defaultdict(list)
         self.api_runs: list[tuple[int, Any, float]] = []
+        self.pairs: dict[str, list[Any]] = defaultdict(list)
 
     def add(self, tool: str, limit: int, run: Any) -> None:
         self.runs[tool, limit].append(run)
@@ -24,6 +25,10 @@ class Report:
     def in_process(self, tool: str, timings: list[list[float]]) -> None:
         """[cpu, wall] of a one-item and an N-item evaluation run one after the other in one process."""
         self.inproc[tool].append(timings)
+
+    def startup_pair(self, tool: str, run: Any) -> None:
+        """One more one-item run of ``tool``, taken in turn with the other tools' (pair k = k-th of each)."""
+        self.pairs[tool].append(run)
 
     def api(self, concurrency: int, run: Any, server_cpu: float) -> None:
         self.api_runs.append((concurrency, run, server_cpu))
@@ -105,6 +110,8 @@ class Report:
                 None,
                 *(self._median("raw generate", 1, f) / self._median("previous release", 1, f) for f in ("cpu", "wall")),
             )
+            self._pair_ratios("mmsoc", "startup")
+            self._pair_ratios("raw generate", None)
             self._ratio(
                 f"whole {n}-item run, previous release / mmsoc",
                 None,
@@ -128,6 +135,17 @@ class Report:
         )
         for note in filter(None, notes):
             print(note)
+
+    def _pair_ratios(self, tool: str, target: str | None) -> None:
+        """Start-up of ``tool`` over the previous release's, from one-item runs taken in turn (each pair
+        close in time, so a machine's drift over minutes cancels): the median of the pairs' ratios."""
+        base = self.pairs.get("previous release", [])
+        if not base or not self.pairs.get(tool):
+            return
+        label = f"  start-up, median of {len(base)} back-to-back pairs, {tool} / previous release"
+        cpu, wall = ([getattr(a, f) / getattr(b, f) for a, b in zip(self.pairs[tool], base)] for f in ("cpu", "wall"))
+        self._ratio(label, target, statistics.median(cpu), statistics.median(wall))
+        print(f"  {'':72s}(pairs, CPU: {' '.join(f'{r:.2f}' for r in cpu)})")
 
     def _ratio(self, label: str, target: str | None, cpu: float, wall: float) -> None:
         goal = f"   target {TARGETS[target]}" if target else ""
