@@ -6,6 +6,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from mmsoc.core.startup import loading
 from mmsoc.models.base import GenerationSettings, OptionScores, Request
 from mmsoc.models.families import Family, detect_family
 from mmsoc.models.registry import MediaSettings, ModelEntry, ModelOptions
@@ -13,6 +14,7 @@ from mmsoc.models.registry import MediaSettings, ModelEntry, ModelOptions
 DTYPES = ("float32", "float16", "bfloat16")
 
 
+@loading()  # also for the fine-tuning and merge commands, which load without make_model
 def load_hf_model(
     model_id_or_dir: str, dtype: str = "float32", device: str = "auto", adapter: str | None = None
 ) -> tuple[Any, Any, Family]:
