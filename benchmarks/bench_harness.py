@@ -37,7 +37,8 @@ every tool are compared item by item (after ``strip()``, which lmms-eval applies
   requirements, av 15 among them, out). Pass ``--lmms-python lmms-venv/bin/python``.
 - previous release: ``--baseline-path`` a checkout of it (``git worktree add DIR <commit>``), run with
   ``PYTHONPATH=DIR`` by this interpreter; no ``--threads`` there, so every process here gets
-  ``OMP_NUM_THREADS``.
+  ``OMP_NUM_THREADS``. Every process starts in the work folder, and before timing anything the script
+  checks that each environment imports the mmsoc it names (it stops otherwise).
 - API: ``mmsoc eval --model openai:DIR`` against ``transformers serve DIR`` (needs
   ``transformers[serving]``; one torch thread) at concurrency 1 and 8; server CPU is read from /proc.
 """
@@ -73,8 +74,12 @@ class Timed:
     wall: float
 
 
-def timed(command: list[str], env: dict[str, str], cwd: Path = REPO) -> Timed:
-    """CPU (user + system of the child and its children) and wall seconds of one command."""
+def timed(command: list[str], env: dict[str, str], cwd: Path) -> Timed:
+    """CPU (user + system of the child and its children) and wall seconds of one command, run in ``cwd``.
+
+    ``cwd`` is the benchmark's work folder, never a checkout: ``python -m mmsoc`` puts its working folder
+    first on ``sys.path``, so a run started in this repository would import this repository's mmsoc
+    whatever ``PYTHONPATH`` says."""
     before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True)
     wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -402,17 +407,20 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
     else:
         why = f"not found: {args.lmms_python}" if args.lmms_python else "no --lmms-python given"
         notes.append(f"lmms-eval: not run ({why}; see this script's docstring to build its environment)")
+    for name, tool in tools.items():
+        if tool.kind == "mmsoc":
+            check_source(name, tool, work)
     report = Report(n, args.batch_size, args.max_new_tokens, args.threads, args.rounds)
     for name, tool in tools.items():  # untimed warm-up: .pyc files, the datasets cache
-        timed(tool.command(1, work / "warm" / name.replace(" ", "_")), tool.env)
+        timed(tool.command(1, work / "warm" / name.replace(" ", "_")), tool.env, work)
     outputs: dict[str, dict[str, str]] = {}
     for r in range(args.rounds):
         for name, tool in tools.items():
             folder = work / f"r{r}" / name.replace(" ", "_")
             for limit in (1, n):
-                report.add(name, limit, timed(tool.command(limit, folder / f"cli{limit}"), tool.env))
+                report.add(name, limit, timed(tool.command(limit, folder / f"cli{limit}"), tool.env, work))
             runs = [tool.argv(limit, folder / f"inproc{k}") for k, limit in enumerate((1, 1, n))]
-            timed(tool.in_process(runs, folder / "inproc.json"), tool.env)
+            timed(tool.in_process(runs, folder / "inproc.json"), tool.env, work)
             report.in_process(name, json.loads((folder / "inproc.json").read_text())[1:])
             if r == 0:
                 outputs[name] = _outputs(tool.kind, folder / f"cli{n}", items)
@@ -420,10 +428,20 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
         for k in range(args.startup_pairs):
             for name in ("mmsoc", "previous release", "raw generate"):
                 out = work / "pairs" / f"{k}" / name.replace(" ", "_")
-                report.startup_pair(name, timed(tools[name].command(1, out), tools[name].env))
+                report.startup_pair(name, timed(tools[name].command(1, out), tools[name].env, work))
     if args.serve:
         notes += serve_api(ServeProcess, model, work, common, env, n, report, outputs)
     report.print(outputs, load_start, os.getloadavg(), notes)
+
+
+def check_source(name: str, tool: Tool, work: Path) -> None:
+    """Stop unless the tool's processes import mmsoc from the checkout its ``PYTHONPATH`` names."""
+    root = Path(tool.env["PYTHONPATH"]).resolve()
+    command = [tool.python, "-c", "import mmsoc; print(mmsoc.__file__)"]
+    probe = subprocess.run(command, env=tool.env, cwd=work, capture_output=True, text=True)
+    found = Path(probe.stdout.strip() or ".").resolve()
+    if probe.returncode or not found.is_relative_to(root):
+        raise SystemExit(f"{name}: imports mmsoc from {found}, not from {root}\n{probe.stderr[-2000:]}")
 
 
 def _outputs(kind: str, out: Path, items: list[dict]) -> dict[str, str]:
@@ -469,6 +487,7 @@ def serve_api(
                     str(out),
                 ],
                 env,
+                work,
             )
             outputs[f"API, concurrency {concurrency}"] = mmsoc_outputs(out)
             report.api(concurrency, run, proc_cpu(server.process.pid) - cpu)

@@ -42,7 +42,7 @@ class Report:
         k = 0 if field == "cpu" else 1
         return statistics.median((whole[k] - one[k]) / (self.items - 1) for one, whole in self.inproc[tool])
 
-    def print(self, outputs: dict[str, dict[str, str]], load_start, load_end, notes: list[str | None]) -> None:
+    def print(self, outputs: dict[str, dict[str, str]], load_start, load_end, notes: list[str]) -> None:
         n = self.items
         tools = list(dict.fromkeys(tool for tool, _ in self.runs))
         print(
@@ -133,7 +133,7 @@ class Report:
             "identical generations (after strip()), item by item against mmsoc: "
             + ", ".join(f"{name} {_same(reference, found)}" for name, found in outputs.items() if name != "mmsoc")
         )
-        for note in filter(None, notes):
+        for note in notes:
             print(note)
 
     def _pair_ratios(self, tool: str, target: str | None) -> None:
