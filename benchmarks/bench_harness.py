@@ -3,6 +3,7 @@ on the same items and model; the OpenAI-compatible backend against ``transformer
 
     python benchmarks/bench_harness.py [--items 128] [--batch-size 32] [--rounds 2] [--threads 1]
         [--lmms-python PATH/bin/python] [--baseline-path OLD_CHECKOUT] [--no-serve]
+        [--size tiny|llava-1.5-7b] [--device cpu|cuda]
 
 Every tool runs as its own process, in turn within each round (so load on a shared machine hits them
 alike), on a tiny LLaVA-1.5 (built here from a config, with the llava-hf processor chat template) and
@@ -39,6 +40,14 @@ every tool are compared item by item (after ``strip()``, which lmms-eval applies
   ``PYTHONPATH=DIR`` by this interpreter; no ``--threads`` there, so every process here gets
   ``OMP_NUM_THREADS``. Every process starts in the work folder, and before timing anything the script
   checks that each environment imports the mmsoc it names (it stops otherwise).
+- real size (``--size llava-1.5-7b --device cuda``): LLaVA-1.5-7B's architecture with random bfloat16
+  weights (``real_size.py``; nothing is downloaded): the regime batching is for, where a decoding step
+  is bound by reading the weights, which a batch shares. Every tool then runs on the GPU and the ratios
+  lead with wall time (CPU time leaves out the GPU's work). For a short GPU session, one round::
+
+      python benchmarks/bench_harness.py --size llava-1.5-7b --device cuda --items 64 --rounds 1 \\
+          --startup-pairs 0 --no-serve --lmms-python lmms-venv/bin/python
+
 - API: ``mmsoc eval --model openai:DIR`` against ``transformers serve DIR`` (needs
   ``transformers[serving]``; one torch thread) at concurrency 1 and 8; server CPU is read from /proc.
 """
@@ -59,6 +68,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+SIZES = ("tiny", "llava-1.5-7b")
 TASK = "hate"
 LMMS_TASK = "mmsoc_bench_hate"
 CAPTION_WORDS = (
@@ -152,7 +162,7 @@ def raw_generate(argv: list[str]) -> None:
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
     parser = argparse.ArgumentParser()
-    for name in ("--model", "--item-file", "--out"):
+    for name in ("--model", "--item-file", "--out", "--device"):
         parser.add_argument(name)
     for name in ("--limit", "--batch-size", "--max-new-tokens", "--threads"):
         parser.add_argument(name, type=int)
@@ -160,7 +170,7 @@ def raw_generate(argv: list[str]) -> None:
     torch.set_num_threads(args.threads)
     items = [json.loads(line) for line in Path(args.item_file).read_text().splitlines()][: args.limit]
     processor = AutoProcessor.from_pretrained(args.model)
-    model = AutoModelForImageTextToText.from_pretrained(args.model).eval()
+    model = AutoModelForImageTextToText.from_pretrained(args.model, dtype="auto").to(args.device).eval()
     out = {}
     for start in range(0, len(items), args.batch_size):
         chunk = items[start : start + args.batch_size]
@@ -173,6 +183,7 @@ def raw_generate(argv: list[str]) -> None:
         ]
         images = [Image.open(item["img"]).convert("RGB") for item in chunk]
         inputs = processor(text=prompts, images=images, return_tensors="pt", padding=True, padding_side="left")
+        inputs = inputs.to(model.device, dtype=model.dtype)
         with torch.inference_mode():
             ids = model.generate(
                 **inputs,
@@ -254,6 +265,13 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--rounds", type=int, default=2, help="Timed rounds (medians are printed).")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of every process.")
+    parser.add_argument(
+        "--size",
+        choices=SIZES,
+        default="tiny",
+        help="tiny: a two-layer LLaVA-1.5 (CPU); llava-1.5-7b: its real architecture, random weights (a GPU).",
+    )
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda for every tool (a GPU run leads with wall time).")
     parser.add_argument("--lmms-python", help="Python of a virtual environment with lmms-eval 0.7.3 (see above).")
     parser.add_argument("--baseline-path", help="Checkout of the previous release, run with PYTHONPATH.")
     parser.add_argument(
@@ -307,13 +325,17 @@ class Tool:
 
 def run_all(args: argparse.Namespace, work: Path) -> None:
     sys.path.insert(0, str(REPO / "tests"))
-    from api_server import ServeProcess, servable_copy
+    from api_server import LLAVA15_CHAT_TEMPLATE, ServeProcess, servable_copy
     from bench_report import Report
+    from real_size import build_llava_15_7b
     from tiny_models import build_tiny_llava
 
     n, threads = args.items, str(args.threads)
     load_start = os.getloadavg()
-    model = servable_copy(build_tiny_llava(work / "built"), work / "tiny-llava")
+    if args.size == "tiny":
+        model = servable_copy(build_tiny_llava(work / "built"), work / "tiny-llava")
+    else:
+        model = build_llava_15_7b(work / args.size, args.device, LLAVA15_CHAT_TEMPLATE)
     data = write_items(work / "data", n)
     items = prompts_of(data, n)
     item_file = str(write_lmms_task(work / "lmms_task", items, args.max_new_tokens) / "items.jsonl")
@@ -322,7 +344,7 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
         "PYTHONPATH": str(REPO),
         "HF_HUB_OFFLINE": "1",
         "HF_DATASETS_OFFLINE": "1",
-        "CUDA_VISIBLE_DEVICES": "",
+        **({"CUDA_VISIBLE_DEVICES": ""} if args.device == "cpu" else {}),
         "OMP_NUM_THREADS": threads,
         "MKL_NUM_THREADS": threads,
         "TOKENIZERS_PARALLELISM": "false",
@@ -344,12 +366,13 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
         "--batch-size",
         str(args.batch_size),
     ]
+    local = [*common, "--dtype", "auto", "--device", args.device]  # a model loaded in the process
     tools = {
         "mmsoc": Tool(
             "mmsoc",
             sys.executable,
             env,
-            lambda limit, out: [*common, "--threads", threads, "--limit", str(limit), "--out", str(out)],
+            lambda limit, out: [*local, "--threads", threads, "--limit", str(limit), "--out", str(out)],
         ),
         "raw generate": Tool(
             "raw",
@@ -368,6 +391,8 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
                 str(args.max_new_tokens),
                 "--threads",
                 threads,
+                "--device",
+                args.device,
                 "--out",
                 str(out),
             ],
@@ -376,7 +401,7 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
     if args.baseline_path:
         old_env = {**env, "PYTHONPATH": str(Path(args.baseline_path).resolve())}
         tools["previous release"] = Tool(
-            "mmsoc", sys.executable, old_env, lambda limit, out: [*common, "--limit", str(limit), "--out", str(out)]
+            "mmsoc", sys.executable, old_env, lambda limit, out: [*local, "--limit", str(limit), "--out", str(out)]
         )
     notes = []
     if args.lmms_python and Path(args.lmms_python).exists():
@@ -388,13 +413,13 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
                 "--model",
                 "llava_hf",
                 "--model_args",
-                f"pretrained={model},device_map=cpu",
+                f"pretrained={model},device_map={args.device}",
                 "--tasks",
                 LMMS_TASK,
                 "--include_path",
                 str(work / "lmms_task"),
                 "--device",
-                "cpu",
+                args.device,
                 "--batch_size",
                 "1",
                 "--log_samples",
@@ -410,7 +435,8 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
     for name, tool in tools.items():
         if tool.kind == "mmsoc":
             check_source(name, tool, work)
-    report = Report(n, args.batch_size, args.max_new_tokens, args.threads, args.rounds)
+    described = "tiny LLaVA-1.5" if args.size == "tiny" else f"{args.size} architecture, random weights"
+    report = Report(n, args.batch_size, args.max_new_tokens, args.threads, args.rounds, described, args.device)
     for name, tool in tools.items():  # untimed warm-up: .pyc files, the datasets cache
         timed(tool.command(1, work / "warm" / name.replace(" ", "_")), tool.env, work)
     outputs: dict[str, dict[str, str]] = {}
@@ -429,7 +455,9 @@ def run_all(args: argparse.Namespace, work: Path) -> None:
             for name in ("mmsoc", "previous release", "raw generate"):
                 out = work / "pairs" / f"{k}" / name.replace(" ", "_")
                 report.startup_pair(name, timed(tools[name].command(1, out), tools[name].env, work))
-    if args.serve:
+    if args.serve and args.device != "cpu":
+        notes.append("API backend: not run (transformers serve runs here on the CPU only; pass --no-serve)")
+    elif args.serve:
         notes += serve_api(ServeProcess, model, work, common, env, n, report, outputs)
     report.print(outputs, load_start, os.getloadavg(), notes)
 

@@ -7,13 +7,18 @@ import statistics
 from collections import defaultdict
 from typing import Any
 
+NAMES = {"cpu": "CPU", "wall": "wall"}
 TARGETS = {"whole": ">= 3", "per_item": ">= 20", "overhead": "<= 1.15", "startup": "<= 0.6"}
 
 
 class Report:
-    def __init__(self, items: int, batch_size: int, max_new_tokens: int, threads: int, rounds: int):
+    def __init__(
+        self, items: int, batch_size: int, max_new_tokens: int, threads: int, rounds: int, model: str, device: str
+    ):
         self.items, self.batch_size, self.max_new_tokens = items, batch_size, max_new_tokens
-        self.threads, self.rounds = threads, rounds
+        self.threads, self.rounds, self.model, self.device = threads, rounds, model, device
+        self.primary = "cpu" if device == "cpu" else "wall"
+        """The figure each ratio leads with: on a GPU, CPU time leaves out the accelerator's work."""
         self.runs: dict[tuple[str, int], list[Any]] = defaultdict(list)
         self.inproc: dict[str, list[list[list[float]]]] = defaultdict(list)
         self.api_runs: list[tuple[int, Any, float]] = []
@@ -50,13 +55,13 @@ class Report:
             f"{_load(load_end)} at the end"
         )
         print(
-            f"tiny LLaVA-1.5, {n} Hateful-Memes-format items, greedy, {self.max_new_tokens} new tokens, "
-            f"{self.threads} torch thread(s) per process, CPU; medians of {self.rounds} round(s)"
+            f"{self.model}, {n} Hateful-Memes-format items, greedy, {self.max_new_tokens} new tokens, "
+            f"{self.threads} torch thread(s) per process, {self.device}; medians of {self.rounds} round(s)"
         )
         print(f"{'':22s}{'one item (start-up)':>22s}{f'{n} items':>20s}{'per item, start-up removed':>36s}")
         print(
             f"{'tool (batch size)':22s}{'CPU s':>11s}{'wall s':>11s}{'CPU s':>10s}{'wall s':>10s}"
-            f"{'CPU ms':>10s}{'wall ms':>10s}{'items/CPU-s':>16s}"
+            f"{'CPU ms':>10s}{'wall ms':>10s}{f'items/{NAMES[self.primary]}-s':>16s}"
         )
         for tool in tools:
             batch = 1 if tool.startswith("lmms") else self.batch_size
@@ -69,9 +74,11 @@ class Report:
                 (1e3 * cpu, 10),
                 (1e3 * wall, 10),
             ]
-            rate = 1 / cpu if cpu > 0 else float("inf")
+            per = cpu if self.primary == "cpu" else wall
+            rate = 1 / per if per > 0 else float("inf")
             print(f"{f'{tool} ({batch})':22s}" + "".join(f"{v:{w}.2f}" for v, w in columns) + f"{rate:16.1f}")
-        print("ratios, CPU time (wall time in brackets):")
+        other = NAMES["wall" if self.primary == "cpu" else "cpu"]
+        print(f"ratios, {NAMES[self.primary]} time ({other} time in brackets):")
         lmms = next((t for t in tools if t.startswith("lmms")), None)
         if lmms:
             self._ratio(
@@ -145,11 +152,13 @@ class Report:
         label = f"  start-up, median of {len(base)} back-to-back pairs, {tool} / previous release"
         cpu, wall = ([getattr(a, f) / getattr(b, f) for a, b in zip(self.pairs[tool], base)] for f in ("cpu", "wall"))
         self._ratio(label, target, statistics.median(cpu), statistics.median(wall))
-        print(f"  {'':72s}(pairs, CPU: {' '.join(f'{r:.2f}' for r in cpu)})")
+        shown = cpu if self.primary == "cpu" else wall
+        print(f"  {'':72s}(pairs, {NAMES[self.primary]}: {' '.join(f'{r:.2f}' for r in shown)})")
 
     def _ratio(self, label: str, target: str | None, cpu: float, wall: float) -> None:
         goal = f"   target {TARGETS[target]}" if target else ""
-        print(f"  {label:72s}{cpu:7.2f}x  [{wall:6.2f}x]{goal}")
+        first, second = (cpu, wall) if self.primary == "cpu" else (wall, cpu)
+        print(f"  {label:72s}{first:7.2f}x  [{second:6.2f}x]{goal}")
 
 
 def _load(values) -> str:
