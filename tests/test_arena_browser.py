@@ -77,6 +77,7 @@ def _sign_in(driver, url: str, name: str) -> None:
 def _vote_once(driver, name: str, votes: dict, seen: set, shot: Path) -> bool:
     """Vote on the battle shown (a label and critique of its own); False when the page says all are done.
     The first page with a picture is saved to ``shot``."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
@@ -96,7 +97,9 @@ def _vote_once(driver, name: str, votes: dict, seen: set, shot: Path) -> bool:
     driver.find_element(By.ID, "critique").send_keys(critique)
     old = driver.find_element(By.ID, "battle")
     driver.find_element(By.ID, f"vote-{label}").click()
-    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(old))
+    # While the old page is unloaded, chromedriver may answer "Node with given id does not belong to the
+    # document" (a plain WebDriverException) before it answers "stale": poll again on either
+    WebDriverWait(driver, 20, ignored_exceptions=[WebDriverException]).until(expected_conditions.staleness_of(old))
     votes[name, battle] = (label, critique)
     return True
 
