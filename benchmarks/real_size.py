@@ -35,19 +35,13 @@ TEXT: dict[str, Any] = dict(
 
 def llava_15_7b_config(tok):
     """The LlavaConfig of llava-1.5-7b-hf over ``tok``'s special tokens."""
-    from transformers import CLIPVisionConfig, LlamaConfig, LlavaConfig
+    from tiny_models import llava15_config
+    from transformers import LlamaConfig
 
     text = LlamaConfig(
         **TEXT, pad_token_id=tok.pad_token_id, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id
     )
-    return LlavaConfig(
-        vision_config=CLIPVisionConfig(**VISION).to_dict(),
-        text_config=text.to_dict(),
-        image_token_index=tok.convert_tokens_to_ids("<image>"),
-        vision_feature_select_strategy="default",
-        vision_feature_layer=-2,
-        projector_hidden_act="gelu",
-    )
+    return llava15_config(tok, VISION, text)
 
 
 def llava_15_7b_tokenizer():
@@ -61,16 +55,9 @@ def llava_15_7b_tokenizer():
 
 def llava_15_7b_processor(tok):
     """llava-hf's LlavaProcessor: CLIP's image processor at 336 pixels, 576 image tokens a prompt."""
-    from transformers import CLIPImageProcessor, LlavaProcessor
+    from tiny_models import llava15_processor
 
-    size = VISION["image_size"]
-    return LlavaProcessor(
-        image_processor=CLIPImageProcessor(size={"shortest_edge": size}, crop_size={"height": size, "width": size}),
-        tokenizer=tok,
-        patch_size=VISION["patch_size"],
-        vision_feature_select_strategy="default",
-        num_additional_image_tokens=1,
-    )
+    return llava15_processor(tok, VISION["image_size"], VISION["patch_size"])
 
 
 def build_llava_15_7b(folder: Path, device: str, chat_template: str, seed: int = 0) -> Path:

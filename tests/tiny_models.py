@@ -127,31 +127,41 @@ def _save(model, processor, folder: str | Path) -> Path:
     return folder
 
 
-def build_tiny_llava(folder: str | Path, seed: int = 0) -> Path:
-    """A two-layer LLaVA-1.5-style model (CLIP vision tower + Llama) with its LlavaProcessor."""
-    tok = build_tokenizer()
-    config = LlavaConfig(
-        vision_config=CLIPVisionConfig(**_vision()).to_dict(),
-        text_config=_llama(len(tok), tok).to_dict(),
+def llava15_config(tok, vision: dict, text: LlamaConfig, **extra) -> LlavaConfig:
+    """LLaVA-1.5's wiring over a CLIP tower of ``vision`` and the Llama ``text``: the tower's penultimate
+    layer without its class token, a GELU projector, ``tok``'s ``<image>`` and pad tokens."""
+    return LlavaConfig(
+        vision_config=CLIPVisionConfig(**vision).to_dict(),
+        text_config=text.to_dict(),
         image_token_index=tok.convert_tokens_to_ids("<image>"),
         vision_feature_select_strategy="default",
         vision_feature_layer=-2,
         projector_hidden_act="gelu",
         pad_token_id=tok.pad_token_id,
+        **extra,
     )
-    torch.manual_seed(seed)
-    model = LlavaForConditionalGeneration(config).eval()
-    images = CLIPImageProcessor(
-        size={"shortest_edge": IMAGE_SIZE}, crop_size={"height": IMAGE_SIZE, "width": IMAGE_SIZE}
-    )
-    processor = LlavaProcessor(
-        image_processor=images,
+
+
+def llava15_processor(tok, image_size: int, patch: int) -> LlavaProcessor:
+    """LLaVA-1.5's processor: CLIP's image processor at ``image_size`` pixels, one token per patch."""
+    return LlavaProcessor(
+        image_processor=CLIPImageProcessor(
+            size={"shortest_edge": image_size}, crop_size={"height": image_size, "width": image_size}
+        ),
         tokenizer=tok,
-        patch_size=PATCH,
+        patch_size=patch,
         vision_feature_select_strategy="default",
         num_additional_image_tokens=1,
     )
-    return _save(model, processor, folder)
+
+
+def build_tiny_llava(folder: str | Path, seed: int = 0) -> Path:
+    """A two-layer LLaVA-1.5-style model (CLIP vision tower + Llama) with its LlavaProcessor."""
+    tok = build_tokenizer()
+    config = llava15_config(tok, _vision(), _llama(len(tok), tok))
+    torch.manual_seed(seed)
+    model = LlavaForConditionalGeneration(config).eval()
+    return _save(model, llava15_processor(tok, IMAGE_SIZE, PATCH), folder)
 
 
 def _blip_parts(tok, query_tokens: int) -> dict:

@@ -118,36 +118,15 @@ def _save(model, processor, folder) -> Path:
 
 def build_llava15(folder, seed: int = 0) -> Path:
     """LLaVA-1.5 (CLIP vision + Llama, multi-image): 16 image tokens per 32x32 frame."""
-    from transformers import (
-        CLIPImageProcessor,
-        CLIPVisionConfig,
-        LlamaConfig,
-        LlavaConfig,
-        LlavaForConditionalGeneration,
-        LlavaProcessor,
-    )
+    from tiny_models import llava15_config, llava15_processor
+    from transformers import LlamaConfig, LlavaForConditionalGeneration
 
     tok = build_tokenizer(LLAVA_SPECIALS, pad_token="<pad>", bos_token="<s>", eos_token="</s>")
-    config = LlavaConfig(
-        vision_config=CLIPVisionConfig(**_vision()).to_dict(),
-        text_config=LlamaConfig(**_text(tok, bos_token_id=tok.bos_token_id)).to_dict(),
-        image_token_index=tok.convert_tokens_to_ids("<image>"),
-        image_seq_length=16,
-        vision_feature_select_strategy="default",
-        vision_feature_layer=-2,
-        pad_token_id=tok.pad_token_id,
-    )
+    text = LlamaConfig(**_text(tok, bos_token_id=tok.bos_token_id))
+    config = llava15_config(tok, _vision(), text, image_seq_length=16)
     torch.manual_seed(seed)
     model = LlavaForConditionalGeneration(config).eval()
-    images = CLIPImageProcessor(size={"shortest_edge": SIZE}, crop_size={"height": SIZE, "width": SIZE})
-    processor = LlavaProcessor(
-        image_processor=images,
-        tokenizer=tok,
-        patch_size=PATCH,
-        vision_feature_select_strategy="default",
-        num_additional_image_tokens=1,
-    )
-    return _save(model, processor, folder)
+    return _save(model, llava15_processor(tok, SIZE, PATCH), folder)
 
 
 def build_llava_onevision(folder, seed: int = 0) -> Path:
