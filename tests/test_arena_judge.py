@@ -111,7 +111,7 @@ def _teach(folder: Path, out: Path, battle: Battle, answer: str, steps: int = 40
     from PIL import Image as PILImage
     from transformers import AutoProcessor, LlavaForConditionalGeneration
 
-    from mmsoc.models.families import format_prompt
+    from mmsoc.models.prompting import format_prompt
 
     torch.manual_seed(0)
     model = LlavaForConditionalGeneration.from_pretrained(folder)

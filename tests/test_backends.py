@@ -14,7 +14,8 @@ from transformers import Blip2Config, InstructBlipConfig, LlavaConfig, Qwen2VLCo
 from mmsoc.models.backends.random_answers import RandomModel
 from mmsoc.models.base import GenerationSettings, Request, Text
 from mmsoc.models.base import Image as ImagePart
-from mmsoc.models.families import detect_family, format_prompt
+from mmsoc.models.families import detect_family
+from mmsoc.models.prompting import format_prompt
 from mmsoc.models.sampling import PerRowSampler
 from mmsoc.tasks import parse_response
 from mmsoc.tasks.kinds.base import compose_prompt

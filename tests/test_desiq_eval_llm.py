@@ -130,7 +130,11 @@ def _loglik_by_hand(model, proc, family: str, prompt: str, frames: np.ndarray | 
         if family == "qwen2_vl" and frames is not None:  # the reference (qwen-vl-utils) pixel cap per frame
             media["cap_pixels_per_frame"] = True
     enc = proc(text=[text], return_tensors="pt", **media)
-    target = proc.tokenizer(answer, add_special_tokens=False)["input_ids"]
+    # in context, as lm-evaluation-harness scores it: a space between a prompt and its answer unless the
+    # prompt ends in whitespace (LLaVA's "ASSISTANT:" does not, ChatML's "assistant\n" does)
+    whole = text + ("" if text[-1].isspace() else " ") + answer
+    tok = proc.tokenizer
+    target = tok(whole, add_special_tokens=False)["input_ids"][len(tok(text, add_special_tokens=False)["input_ids"]) :]
     n = enc["input_ids"].shape[1]
     inputs = {**enc, "input_ids": torch.cat([enc["input_ids"], torch.tensor([target])], 1)}
     inputs["attention_mask"] = torch.ones_like(inputs["input_ids"])

@@ -25,7 +25,7 @@ LORA = "rank=4, alpha=8, dropout=0.1, target_modules=('q_proj', 'v_proj', 'lm_he
 TRAIN = """
 import os, sys, torch
 torch.set_num_threads(1)
-from mmsoc.models.backends.hf import load_hf_model
+from mmsoc.models.loading import load_hf_model
 from mmsoc.tasks.data import load_examples
 from mmsoc.runners.finetune.data import build_training_set
 from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, train_lora

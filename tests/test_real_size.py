@@ -60,7 +60,7 @@ def test_the_real_size_folder_loads_through_mmsoc_in_bfloat16(tmp_path, monkeypa
     import real_size
     from api_server import LLAVA15_CHAT_TEMPLATE
 
-    from mmsoc.models.backends.hf import load_hf_model
+    from mmsoc.models.loading import load_hf_model
 
     text = dict(
         hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2

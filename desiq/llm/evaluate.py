@@ -27,6 +27,7 @@ from desiq.llm.prompts import DEFAULT_PROMPT, get_prompt
 from desiq.llm.requests import RequestBuilder
 from desiq.llm.run import ANSWER_MODES, Answerer, run_asked
 from mmsoc.core.io import UsageError, write_text
+from mmsoc.models.base import GenerationSettings
 from mmsoc.models.registry import MediaSettings, ModelOptions
 
 
@@ -46,9 +47,20 @@ class EvalOptions:
     prompts_file: Path | None = None
     max_new_tokens: int = 32
     adapter: str | None = None
-    dtype: str = "float32"
+    dtype: str = "auto"
     device: str = "auto"
     media: MediaSettings = field(default_factory=MediaSettings)
+    device_map: str | None = None
+    attn_implementation: str | None = None
+    chat_template: str | None = None
+    """A chat-template file that replaces the checkpoint's own (``--chat-template``)."""
+    generation_config: str = "neutral"
+    prefix_cache: str = "auto"
+    max_context: int | None = None
+    fit: str = "drop"
+    """Over the context: ``drop`` frames, then transcript tokens; ``error`` refuses the question."""
+    log_prompts: bool = False
+    """Write the exact prompt text into each prediction row."""
     progress: bool = False
     api_base: str | None = None
     """URL of an OpenAI-compatible server, for ``--model openai:NAME``."""
@@ -85,6 +97,49 @@ def model_media(model: str, media: MediaSettings) -> tuple[frozenset[str], dict[
     return recipe.modalities, how, fixed
 
 
+def model_options(options: EvalOptions) -> ModelOptions:
+    """The backend's options for a ``desiq eval`` run."""
+    return ModelOptions(
+        dtype=options.dtype,
+        device=options.device,
+        adapter=options.adapter,
+        api_base=options.api_base,
+        media=options.media,
+        device_map=options.device_map,
+        attn_implementation=options.attn_implementation,
+        chat_template=options.chat_template,
+        generation_config=options.generation_config,
+        prefix_cache=options.prefix_cache,
+        max_context=options.max_context,
+        batch_size=options.batch_size,
+    )
+
+
+def model_identity(model: str, options: EvalOptions, settings: GenerationSettings) -> dict[str, Any]:
+    """What the run records of how the model is run: prompt format, decoding, context budget, kernels."""
+    from mmsoc.models.registry import BACKENDS, DEFAULT_BACKEND, resolve
+
+    entry, arg = resolve(model)
+    local = entry is BACKENDS.get(DEFAULT_BACKEND)
+    out: dict[str, Any] = {
+        "device_map": options.device_map,
+        "attn_implementation": options.attn_implementation,
+        "prefix_cache": options.prefix_cache,
+        "max_context": options.max_context,
+        "fit": options.fit,
+        "log_prompts": options.log_prompts,
+    }
+    if local:
+        from mmsoc.models.prompting import describe_format
+
+        out["prompt_format"] = describe_format(arg, options.chat_template)
+    if options.answer == "generate":
+        from mmsoc.models.decoding import describe
+
+        out["decoding"] = describe(arg, settings, options.generation_config) if local else settings.to_json()
+    return out
+
+
 def write_conditions(asked: list, folder: Path) -> None:
     """Each (condition, configuration)'s questions as asked, as a Social-IQ 2.0 file."""
     from desiq.formats.siq2 import write_siq2
@@ -98,7 +153,7 @@ def write_conditions(asked: list, folder: Path) -> None:
 
 def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptions()) -> dict[str, Any] | None:
     """Run (or resume) ``desiq eval``; the main process returns metrics.json (others None)."""
-    from desiq.llm.metrics import run_metrics
+    from desiq.llm.metrics import context_totals, run_metrics
     from mmsoc.core.runfolder import RunFolder
 
     if options.answer not in ANSWER_MODES:
@@ -121,6 +176,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         )
     if options.answer == "generate" and model.partition(":")[0] == "random":
         raise UsageError("the random backend only scores options: use --answer loglik")
+    settings = GenerationSettings(greedy=True, max_new_tokens=options.max_new_tokens)
     reads, how, _ = model_media(model, options.media)
     builder = RequestBuilder(prompt, setting, source.media_root, reads)
     asked = ask(items, conditions, options.seed, options.limit)
@@ -141,27 +197,16 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         "max_new_tokens": options.max_new_tokens if options.answer == "generate" else None,
         "dtype": options.dtype,
         "limit": options.limit,
+        **model_identity(model, options, settings),
     }
 
     def make_answerer() -> Answerer:
-        from mmsoc.models.base import GenerationSettings
         from mmsoc.models.registry import make_model
 
-        backend = make_model(
-            model,
-            ModelOptions(
-                dtype=options.dtype,
-                device=options.device,
-                adapter=options.adapter,
-                api_base=options.api_base,
-                media=options.media,
-            ),
-        )
-        return Answerer(
-            backend, builder, options.answer, GenerationSettings(greedy=True, max_new_tokens=options.max_new_tokens)
-        )
+        backend = make_model(model, model_options(options))
+        return Answerer(backend, builder, options.answer, settings, options.fit, options.log_prompts)
 
-    rows = run_asked(asked, identity, out, make_answerer, options.batch_size, options.progress)
+    rows = run_asked(asked, identity, out, make_answerer, options.progress)
     if rows is not None:
         write_conditions(asked, out / "conditions")
     if rows is None:
@@ -177,6 +222,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         "seed": options.seed,
     }
     metrics = run_metrics(rows, conditions, options.answer, options.parse, options.seed, header)
+    metrics["context"] = context_totals(rows)
     from desiq.llm.table import run_markdown
 
     folder = RunFolder(out)

@@ -126,3 +126,16 @@ def verdict(entry: dict[str, Any], key: str = "ci95") -> str:
     if high < entry["chance"]:
         return "below chance"
     return "at chance"
+
+
+def context_totals(rows: Sequence[dict]) -> dict[str, Any]:
+    """How the run fitted its questions to the model's context (rows the model counted)."""
+    counted = [row for row in rows if row.get("prompt_tokens") is not None]
+    return {
+        "rows_counted": len(counted),
+        "max_prompt_tokens": max((row["prompt_tokens"] for row in counted), default=None),
+        "rows_with_frames_dropped": sum(1 for row in counted if row.get("frames_dropped")),
+        "frames_dropped": sum(row.get("frames_dropped", 0) for row in counted),
+        "rows_with_transcript_cut": sum(1 for row in counted if row.get("transcript_tokens_dropped")),
+        "transcript_tokens_dropped": sum(row.get("transcript_tokens_dropped", 0) for row in counted),
+    }

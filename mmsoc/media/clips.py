@@ -60,6 +60,14 @@ class Clip:
     frames: np.ndarray
     seconds: float
 
+    def keep(self, count: int | None) -> Clip:
+        """The clip with ``count`` of its frames, evenly spaced (all of them for None or more)."""
+        n = len(self.frames)
+        if count is None or count >= n:
+            return self
+        index = np.linspace(0, n - 1, max(count, 1)).round().astype(int)
+        return Clip(self.frames[index], self.seconds)
+
     def metadata(self) -> dict[str, Any]:
         """transformers' ``video_metadata`` for frames sampled uniformly over the clip: T frames at T/seconds fps."""
         n = len(self.frames)

@@ -36,6 +36,16 @@ class GenerationSettings:
     top_p: float = 0.9
     temperature: float = 1.0
 
+    def to_json(self) -> dict[str, object]:
+        """The settings as a run records them."""
+        sampled = not self.greedy
+        return {
+            "do_sample": sampled,
+            "temperature": self.temperature if sampled else None,
+            "top_p": self.top_p if sampled else None,
+            "max_new_tokens": self.max_new_tokens,
+        }
+
 
 @dataclass(frozen=True)
 class Text:
@@ -49,9 +59,12 @@ class Image:
 
 @dataclass(frozen=True)
 class Video:
-    """A video file or a folder of frame images; the model samples frames as it was configured to."""
+    """A video file or a folder of frame images; the model samples frames as it was configured to.
+
+    ``frames``: keep only this many of the sampled frames, evenly spaced (a context budget's choice)."""
 
     path: str
+    frames: int | None = None
 
 
 @dataclass(frozen=True)

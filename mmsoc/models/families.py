@@ -20,7 +20,7 @@ IMAGE_TOKEN = "<image>"
 
 
 def detect_family(config: Any) -> Family:
-    """Family from a model config's ``model_type``; anything unknown uses its chat template."""
+    """Family from a model config's ``model_type`` (anything else is ``generic``)."""
     return _FAMILIES.get(getattr(config, "model_type", ""), "generic")
 
 
@@ -53,19 +53,17 @@ def chat_content(parts: Sequence[Part]) -> list[dict[str, str]]:
     ]
 
 
-def format_prompt(family: Family, processor: Any, parts: Sequence[Part]) -> str:
-    """Turn a request's parts into the model's input string.
+FIXED_FORMATS: tuple[Family, ...] = ("llava", "blip2", "instructblip")
+"""Families with a prompt format of their own, for checkpoints that ship no chat template."""
 
-    LLaVA-1.5: ``USER: <image>\\n{prompt} ASSISTANT:``; BLIP-2: ``Question: {prompt} Answer:``
-    (its processor prepends the query tokens); InstructBLIP: the plain prompt; any other model:
-    its processor's chat template with one user turn.
-    """
+
+def fixed_prompt(family: Family, parts: Sequence[Part]) -> str:
+    """The family's own format: LLaVA-1.5 ``USER: <image>\\n{prompt} ASSISTANT:``; BLIP-2
+    ``Question: {prompt} Answer:`` (its processor prepends the query tokens); InstructBLIP the plain prompt."""
     if family == "llava":
         return f"USER: {_inline(parts)} ASSISTANT:"
     if family == "blip2":
         return f"Question: {text_of(parts)} Answer:"
     if family == "instructblip":
         return text_of(parts)
-    return processor.apply_chat_template(
-        [{"role": "user", "content": chat_content(parts)}], add_generation_prompt=True, tokenize=False
-    )
+    raise ValueError(f"family {family!r} has no fixed prompt format")

@@ -44,9 +44,24 @@ class ModelOptions:
     weights dtype, device and a peft adapter; for a model on a server, its URL and how to call it."""
 
     data: str = "sample"
-    dtype: str = "float32"
+    dtype: str = "auto"
+    """Weights dtype: auto (the checkpoint's on a GPU that supports it, float32 on the CPU) or a torch dtype name."""
     device: str = "auto"
     adapter: str | None = None
+    device_map: str | None = None
+    """``auto``: spread one model over this machine's GPUs (accelerate's big-model loading)."""
+    attn_implementation: str | None = None
+    """Attention kernel (``sdpa`` when None; ``flash_attention_2``, ``eager``)."""
+    chat_template: str | None = None
+    """A Jinja chat-template file that replaces the checkpoint's template and the family's format."""
+    generation_config: str = "neutral"
+    """``neutral``: decode with exactly the run's settings; ``checkpoint``: start from its generation_config.json."""
+    prefix_cache: str = "auto"
+    """``auto``: score and generate from one shared prefix per media set where the family allows; ``off``."""
+    max_context: int | None = None
+    """Tokens the model may be given (default: the language model's own context, where its config says)."""
+    batch_size: int = 8
+    """Rows per forward pass of an in-process model (never changes results)."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server (``http://HOST:PORT/v1``)."""
     concurrency: int = 8

@@ -19,7 +19,8 @@ import numpy as np
 
 from mmsoc.media.clips import MediaStore
 from mmsoc.models.base import Audio, Image, Part, Request, Video
-from mmsoc.models.families import Family, format_prompt
+from mmsoc.models.families import Family
+from mmsoc.models.prompting import PromptFormat
 from mmsoc.models.recipes import MediaRecipe
 
 SINGLE_IMAGE = ("blip2", "instructblip")
@@ -39,6 +40,11 @@ class Prepared:
     images: list[Any] = field(default_factory=list)
     videos: list[Any] = field(default_factory=list)
     audio: list[np.ndarray] = field(default_factory=list)
+
+    @property
+    def frames(self) -> int:
+        """Images and video frames the vision tower encodes for this request."""
+        return len(self.images) + sum(len(clip.frames) for clip in self.videos)
 
 
 def grid_image(frames: np.ndarray) -> np.ndarray:
@@ -70,7 +76,7 @@ def prepare(request: Request, recipe: MediaRecipe, store: MediaStore) -> Prepare
         elif isinstance(part, Video):
             if recipe.video is None:
                 raise CannotRead(f"request {request.id!r} carries a video, but this model cannot see video")
-            clip = store.clip(part.path)
+            clip = store.clip(part.path).keep(part.frames)
             if recipe.video == "video":
                 out.videos.append(clip)
                 out.parts.append(part)
@@ -92,22 +98,43 @@ def prepare(request: Request, recipe: MediaRecipe, store: MediaStore) -> Prepare
 
 def processor_inputs(
     processor: Any,
-    family: Family,
+    fmt: PromptFormat,
     recipe: MediaRecipe,
     store: MediaStore,
     requests: Sequence[Request],
     padding_side: str = "left",
+    qformer_limit: int | None = None,
 ) -> Any:
-    """The processor's batch for ``requests`` (prompts padded on ``padding_side``), on the CPU."""
+    """The processor's batch for ``requests`` (prompts padded on ``padding_side``), on the CPU;
+    ``qformer_limit``: the instruction tokens a Q-Former takes (InstructBLIP)."""
     prepared = [prepare(request, recipe, store) for request in requests]
-    prompts = [format_prompt(family, processor, p.parts) for p in prepared]
-    kwargs = media_kwargs(family, recipe, prepared, [r.id for r in requests])
+    prompts = [fmt.render(processor, p.parts) for p in prepared]
+    kwargs = media_kwargs(fmt.family, recipe, prepared, [r.id for r in requests])
     batch = processor(text=prompts, return_tensors="pt", padding=True, padding_side=padding_side, **kwargs)
     qformer = getattr(processor, "qformer_tokenizer", None)
-    if qformer is not None:  # a BERT-style Q-Former numbers positions from the left: pad on the right
-        encoded = qformer(prompts, padding=True, padding_side="right", return_tensors="pt")
-        batch["qformer_input_ids"], batch["qformer_attention_mask"] = encoded["input_ids"], encoded["attention_mask"]
+    if qformer is not None:
+        batch.update(qformer_inputs(qformer, prompts, qformer_limit))
     return batch
+
+
+def qformer_limit(config: Any) -> int | None:
+    """Instruction tokens an InstructBLIP Q-Former can place: its position embeddings (None: no Q-Former)."""
+    qformer = getattr(config, "qformer_config", None)
+    return None if qformer is None else int(qformer.max_position_embeddings)
+
+
+def qformer_inputs(qformer: Any, prompts: Sequence[str], limit: int | None) -> dict[str, Any]:
+    """The Q-Former's instruction tokens, right padded (a BERT-style Q-Former numbers positions from the
+    left) and truncated to ``limit`` as the reference implementation (LAVIS) truncates its instruction."""
+    encoded = qformer(
+        list(prompts),
+        padding=True,
+        padding_side="right",
+        truncation=limit is not None,
+        max_length=limit,
+        return_tensors="pt",
+    )
+    return {"qformer_input_ids": encoded["input_ids"], "qformer_attention_mask": encoded["attention_mask"]}
 
 
 def media_kwargs(family: Family, recipe: MediaRecipe, prepared: Sequence[Prepared], ids: Sequence[str]) -> dict:

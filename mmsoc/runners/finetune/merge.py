@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from mmsoc.models.backends.hf import load_hf_model
+from mmsoc.models.loading import load_hf_model
 
 
 def adapter_base(adapter_dir: str | os.PathLike) -> str:
