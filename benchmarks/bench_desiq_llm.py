@@ -1,134 +1,163 @@
-"""``desiq eval``: video decoded once for every condition, and batched option scoring against one question at a time.
+"""``desiq eval`` with the shared prefix (``--prefix-cache auto``) against the full path (``off``), side by side.
 
-Prints, measured in one run:
-  decodes            videos decoded by a run over every condition, against the requests that show a video;
-                     then by a second model over the same videos (same cache): nothing is decoded again
-  loglik speed-up    time(score_options one option per call, or one question's options per call) /
-                     time(--batch-size questions per call), the same questions side by side (best of
-                     --repeats, variants alternating); on a tiny model the processor's per-request work,
-                     not the forward pass, is most of the time
+One run of each over the same questions (every condition, A4 and A2, ``--inputs q+a+t+v``, ``--answer
+loglik``), on a LLaVA-1.5-style model with random weights: a CLIP vision tower at ``--image-size`` pixels
+(patch 14, so a frame is hundreds of tokens) and a Llama language model large enough that the model, not
+the harness, dominates on a CPU. Prints wall and CPU time, the work counters of runtime.json (rows
+scored, prefix passes, tokens the language model processed, frames through the vision tower), their
+ratios, and checks that every score agrees to 1e-4 and every chosen option is the same.
 
-    python benchmarks/bench_desiq_llm.py                           # tiny LLaVA-1.5 and Qwen2-VL, the sample
-    python benchmarks/bench_desiq_llm.py --model DIR_OR_ID --second-model DIR_OR_ID --data SIQ_FOLDER
+    python benchmarks/bench_desiq_llm.py                                  # CPU: mid-size model, 2 videos
+    python benchmarks/bench_desiq_llm.py --size llava-1.5-7b --device cuda --limit 24   # a GPU, real size
+
+``--size llava-1.5-7b`` builds LLaVA-1.5-7B's architecture with random bfloat16 weights
+(``benchmarks/real_size.py``; nothing is downloaded).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-
-def _timed(variants: dict, repeats: int) -> dict[str, float]:
-    """Best wall time of each variant, alternating within each repeat after one warm-up each."""
-    times: dict[str, list[float]] = {name: [] for name in variants}
-    for fn in variants.values():
-        fn()
-    for _ in range(repeats):
-        for name, fn in variants.items():
-            start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
-    return {name: min(values) for name, values in times.items()}
+TESTS = Path(__file__).resolve().parents[1] / "tests"
 
 
-def count_decodes() -> list[str]:
-    """Record every video decode of the media store (the real decoder still runs)."""
-    import mmsoc.media.clips as clips
+def build_mid(folder: Path, image_size: int, seed: int = 0) -> Path:
+    """A LLaVA-1.5-style model: a 2-layer CLIP tower at ``image_size`` px, patch 14; a 4-layer Llama of width 256."""
+    import torch
+    from tiny_models import _save, llava15_config, llava15_processor
+    from tiny_video_models import LLAVA_SPECIALS, build_tokenizer
+    from transformers import LlamaConfig, LlavaForConditionalGeneration
 
-    decoded: list[str] = []
-    real = clips.read_frames
+    tok = build_tokenizer(LLAVA_SPECIALS, pad_token="<pad>", bos_token="<s>", eos_token="</s>")
+    vision = dict(
+        hidden_size=256,
+        intermediate_size=1024,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        image_size=image_size,
+        patch_size=14,
+    )
+    text = LlamaConfig(
+        vocab_size=len(tok),
+        hidden_size=256,
+        intermediate_size=1024,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=4096,
+        pad_token_id=tok.pad_token_id,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
+    torch.manual_seed(seed)
+    model = LlavaForConditionalGeneration(llava15_config(tok, vision, text)).eval()
+    return _save(model, llava15_processor(tok, image_size, 14), folder)
 
-    def counting(path, *args, **kwargs):
-        decoded.append(str(path))
-        return real(path, *args, **kwargs)
 
-    clips.read_frames = counting
-    return decoded
+def build_real(folder: Path, device: str) -> Path:
+    from api_server import LLAVA15_CHAT_TEMPLATE
+    from real_size import build_llava_15_7b
+
+    folder.mkdir(parents=True, exist_ok=True)
+    return build_llava_15_7b(folder, device, LLAVA15_CHAT_TEMPLATE)
+
+
+def run(model: str, data: Path, out: Path, options) -> tuple[float, float, dict, list[dict]]:
+    from desiq.llm.evaluate import evaluate
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    evaluate(model, data, out, options)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    runtime = json.loads((out / "runtime.json").read_text())
+    rows = [json.loads(line) for line in (out / "predictions.jsonl").open()]
+    return wall, cpu, runtime, rows
+
+
+def compare(full: list[dict], shared: list[dict]) -> tuple[float, int]:
+    """(largest score difference, rows whose chosen option differs); the rows must be the same keys."""
+    keys = [(r["id"], r["condition"], r["rotation"]) for r in full]
+    assert keys == [(r["id"], r["condition"], r["rotation"]) for r in shared], "the two runs asked different rows"
+    diff = max(abs(a - b) for x, y in zip(full, shared) for a, b in zip(x["scores"], y["scores"]))
+    return diff, sum(1 for x, y in zip(full, shared) if x["chosen"] != y["chosen"])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", help="Model folder or hub id (default: a tiny LLaVA-1.5 built here).")
-    parser.add_argument("--second-model", help="A second model over the same videos (default: a tiny Qwen2-VL).")
-    parser.add_argument("--data", type=Path, help="Social-IQ 2.0 folder (default: the embedded sample).")
-    parser.add_argument("--split", default="val")
-    parser.add_argument("--limit", type=int, default=16, help="Questions of the split.")
+    parser.add_argument("--size", choices=("mid", "llava-1.5-7b"), default="mid")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--image-size", type=int, default=224, help="Vision tower pixels (mid size).")
+    parser.add_argument("--limit", type=int, default=7, help="Questions (the sample's first video has six).")
     parser.add_argument("--num-frames", type=int, default=8)
-    parser.add_argument("--batch-size", type=int, default=16, help="Questions per call on the batched path.")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
 
     import torch
 
-    from desiq.inputs import InputSetting
-    from desiq.llm.conditions import ask
-    from desiq.llm.evaluate import EvalOptions, evaluate
-    from desiq.llm.prompts import get_prompt
-    from desiq.llm.requests import RequestBuilder
+    from desiq.llm.evaluate import EvalOptions
     from desiq.sample import write_sample
-    from mmsoc.models.backends.hf import HFModel
     from mmsoc.models.registry import MediaSettings
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
+    sys.path.insert(0, str(TESTS))
+    sys.path.insert(0, str(TESTS.parent / "benchmarks"))
+    load_start = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-        from tiny_video_models import build_llava15, build_qwen2_vl
-
-        model = args.model or str(build_llava15(tmp_path / "llava15"))
-        second = args.second_model or str(build_qwen2_vl(tmp_path / "qwen2_vl"))
-        data = args.data or write_sample(tmp_path / "sample")
+        model = str(
+            build_mid(tmp_path / "model", args.image_size)
+            if args.size == "mid"
+            else build_real(tmp_path / "model", args.device)
+        )
+        data = write_sample(tmp_path / "sample")
         media = MediaSettings(num_frames=args.num_frames, cache_dir=str(tmp_path / "cache"))
-        decoded = count_decodes()
-        options = EvalOptions(
-            split=args.split, inputs="q+a+v", limit=args.limit, batch_size=args.batch_size, media=media
-        )
-        start = time.perf_counter()
-        metrics = evaluate(model, data, tmp_path / "run1", options)
-        first_time, first = time.perf_counter() - start, len(decoded)
-        shown = sum(1 for line in (tmp_path / "run1" / "predictions.jsonl").open() if '"NCAQ"' not in line)
-        start = time.perf_counter()
-        evaluate(second, data, tmp_path / "run2", options)
-        second_time, again = time.perf_counter() - start, len(decoded) - first
-
-        backend = HFModel(model, media=media)
-        builder = RequestBuilder(get_prompt(), InputSetting.parse("q+a+v"), data, backend.modalities)
-        from desiq.data import qa_data
-
-        items = qa_data(data, args.split).items()
-        built = [builder.build(a) for a in ask(items, ("original",), limit=args.limit) if a.config == "A4"]
-        requests, answers = [b.request for b in built], [b.answers for b in built]
-        chunks = [range(i, min(i + args.batch_size, len(built))) for i in range(0, len(built), args.batch_size)]
-        t = _timed(
-            {
-                "option": lambda: [
-                    backend.score_options([requests[i]], [[answer]]) for i in range(len(built)) for answer in answers[i]
-                ],
-                "one": lambda: [backend.score_options([requests[i]], [answers[i]]) for i in range(len(built))],
-                "batched": lambda: [
-                    backend.score_options([requests[i] for i in c], [answers[i] for i in c]) for c in chunks
-                ],
-            },
-            args.repeats,
-        )
-
+        store = media.store()
+        for video in sorted((data / "video").glob("*.mp4")):  # decoded once before timing: both runs read the cache
+            store.clip(video)
+        results = {}
+        for setting in ("off", "auto"):
+            options = EvalOptions(
+                split="val",
+                inputs="q+a+t+v",
+                limit=args.limit,
+                batch_size=args.batch_size,
+                media=media,
+                device=args.device,
+                prefix_cache=setting,
+            )
+            results[setting] = run(model, data, tmp_path / f"run-{setting}", options)
+    load_end = os.getloadavg()
+    (wall_off, cpu_off, rt_off, rows_off), (wall_on, cpu_on, rt_on, rows_on) = results["off"], results["auto"]
+    diff, changed = compare(rows_off, rows_on)
+    videos = len({r["vid_name"] for r in rows_off})
+    print(f"{os.cpu_count()} CPUs, {args.threads} threads; load average (1, 5, 15 min) {load_start} at the start")
     print(
-        f"data: {args.data or 'the embedded sample'}, {args.limit} questions of {args.split}, "
-        f"{args.num_frames} frames, every condition ({metrics['rows']} answers)"
+        f"model: {args.size} ({'image ' + str(args.image_size) + ' px, ' if args.size == 'mid' else ''}"
+        f"{args.num_frames} frames), device {args.device}; {args.limit} questions of {videos} videos, "
+        f"every condition, {len(rows_off)} rows"
     )
-    print(f"requests showing a video   {shown:6d}")
-    print(f"videos decoded (model 1)   {first:6d}   run {first_time:.1f} s")
-    print(f"videos decoded (model 2)   {again:6d}   run {second_time:.1f} s (same cache)")
-    print(f"loglik one option a call   {t['option']:8.3f} s  ({len(built)} questions x 4 options)")
-    print(f"loglik one question a call {t['one']:8.3f} s")
-    print(f"loglik batched (size {args.batch_size:<3})  {t['batched']:8.3f} s")
-    print(
-        f"batched speed-up           {t['option'] / t['batched']:8.2f} x over one option a call, "
-        f"{t['one'] / t['batched']:.2f} x over one question a call"
-    )
+    print(f"{'':24}{'off':>14}{'auto':>14}{'off / auto':>12}")
+    for name, off, on in (
+        ("wall s", wall_off, wall_on),
+        ("CPU s", cpu_off, cpu_on),
+        *(
+            (key, rt_off[key], rt_on[key])
+            for key in ("rows_scored", "prefix_passes", "tokens_processed", "frames_encoded")
+        ),
+    ):
+        ratio = f"{off / on:11.1f}x" if on else f"{'-':>12}"
+        print(f"{name:24}{off:>14.1f}{on:>14.1f}{ratio}")
+    print(f"path: off = {rt_off['path']} ({rt_off['why']}); auto = {rt_on['path']} ({rt_on['why']})")
+    print(f"largest score difference {diff:.2e} (limit 1e-4); rows with another chosen option: {changed}")
+    print(f"load average at the end {load_end}")
+    if diff > 1e-4 or changed:
+        raise SystemExit("the shared prefix changed the scores")
 
 
 if __name__ == "__main__":

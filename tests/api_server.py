@@ -1,5 +1,6 @@
 """A real OpenAI-compatible server for tests: ``transformers serve`` on a tiny LLaVA, and a forwarding proxy
-that can answer 500 for chosen requests (a second real HTTP server in front of the first)."""
+(a second real HTTP server in front of the first) that records when each call arrived and was answered, can
+answer 500 for chosen requests and can answer vLLM's ``/tokenize``."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Set
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -103,11 +105,22 @@ class ServeProcess:
 
 class FailingProxy:
     """Forwards every call to ``upstream``; a chat call whose ``seed`` is in ``fail_once`` gets one 500 answer
-    first, one in ``fail_always`` only 500s. Records each chat call's seed and Authorization header."""
+    first, one in ``fail_always`` only 500s. Records each chat call's seed and Authorization header, and in
+    ``events`` when it arrived and when its answer was ready, in order: ``(kind, seed, time)``, kind ``arrive`` or
+    ``finish`` (recorded before the answer is written, so a call sent after an answer arrives after its finish).
+    ``tokenize(text, add_special_tokens) -> count``: answer vLLM's ``POST /tokenize`` with it (else forwarded)."""
 
-    def __init__(self, upstream: str, fail_once: set[int] = frozenset(), fail_always: set[int] = frozenset()):
+    def __init__(
+        self,
+        upstream: str,
+        fail_once: Set[int] = frozenset(),
+        fail_always: Set[int] = frozenset(),
+        tokenize: Callable[[str, bool], int] | None = None,
+    ):
         self.upstream, self.fail_once, self.fail_always = upstream.rstrip("/"), set(fail_once), set(fail_always)
+        self.tokenize = tokenize
         self.seeds: list[int | None] = []
+        self.events: list[tuple[str, int | None, float]] = []
         self.auth: set[str] = set()
         self.lock = threading.Lock()
         proxy = self
@@ -117,22 +130,31 @@ class FailingProxy:
                 pass
 
             def do_GET(self) -> None:
-                self._forward(None)
+                self._answer(*self._forward(None))
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                seed = json.loads(body).get("seed")
+                payload = json.loads(body)
+                if self.path == "/tokenize" and proxy.tokenize is not None:
+                    count = proxy.tokenize(payload["prompt"], payload.get("add_special_tokens", True))
+                    self._answer(200, json.dumps({"count": count, "max_model_len": 0, "tokens": []}).encode())
+                    return
+                if not self.path.endswith("/chat/completions"):
+                    self._answer(*self._forward(body))
+                    return
+                seed = payload.get("seed")
                 with proxy.lock:
                     proxy.seeds.append(seed)
                     proxy.auth.add(self.headers.get("Authorization", ""))
+                    proxy.events.append(("arrive", seed, time.monotonic()))
                     fail = seed in proxy.fail_always or seed in proxy.fail_once
                     proxy.fail_once.discard(seed)
-                if fail:
-                    self._answer(500, b'{"error": {"message": "injected failure"}}')
-                else:
-                    self._forward(body)
+                status, answer = (500, b'{"error": {"message": "injected failure"}}') if fail else self._forward(body)
+                with proxy.lock:
+                    proxy.events.append(("finish", seed, time.monotonic()))
+                self._answer(status, answer)
 
-            def _forward(self, body: bytes | None) -> None:
+            def _forward(self, body: bytes | None) -> tuple[int, bytes]:
                 request = urllib.request.Request(
                     proxy.upstream + self.path.removeprefix("/v1"),
                     data=body,
@@ -141,11 +163,11 @@ class FailingProxy:
                 )
                 try:
                     with urllib.request.urlopen(request, timeout=300) as response:
-                        self._answer(response.status, response.read())
+                        return response.status, response.read()
                 except urllib.error.HTTPError as err:
-                    self._answer(err.code, err.read())
+                    return err.code, err.read()
                 except (urllib.error.URLError, OSError):
-                    self._answer(502, b'{"error": {"message": "upstream unreachable"}}')
+                    return 502, b'{"error": {"message": "upstream unreachable"}}'
 
             def _answer(self, status: int, payload: bytes) -> None:
                 self.send_response(status)

@@ -14,9 +14,10 @@ from typer.testing import CliRunner
 from mmsoc.cli import app
 from mmsoc.core.io import InputError
 from mmsoc.core.records import Example
-from mmsoc.models.backends.hf import HFModel, load_hf_model
+from mmsoc.models.backends.hf import HFModel
 from mmsoc.models.base import GenerationSettings
-from mmsoc.models.families import format_prompt
+from mmsoc.models.loading import load_hf_model
+from mmsoc.models.prompting import format_prompt
 from mmsoc.runners.finetune.collate import IGNORE_INDEX, TrainCollator
 from mmsoc.runners.finetune.data import answer_text, build_training_set
 from mmsoc.runners.finetune.explain import why_prompt
@@ -172,7 +173,8 @@ def test_labels_cover_exactly_the_target_and_eos(tiny_llava, hate_humor):
         learnt = labels != IGNORE_INDEX
         assert not learnt[ids == image_id].any()
         assert torch.equal(labels[learnt], ids[learnt])
-        assert tok.decode(ids[learnt]) == item.target + tok.eos_token
+        # in context: LLaVA's prompt ends "ASSISTANT:", so the target follows a space (as answers are scored)
+        assert tok.decode(ids[learnt]) == " " + item.target + tok.eos_token
         assert int(mask.sum()) == int(learnt.nonzero().max()) + 1  # padding only after the target
         image = Image.open(item.request.images[0]).convert("RGB")
         prompt = processor(

@@ -1,6 +1,7 @@
 """The OpenAI-compatible backend: end to end against a real ``transformers serve`` on a tiny LLaVA (killed and
-restarted mid-run, a 500 answered once, a call that keeps failing), and its request building and scoring
-arithmetic on hand-worked cases."""
+restarted mid-run, a 500 answered once, a call that keeps failing; behind a proxy that records when each call
+arrives and is answered: each media group's leader first; the context budget), and its request building and
+scoring arithmetic on hand-worked cases."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from PIL import Image as PILImage
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
-from mmsoc.models.backends.openai import VIDEO_FRAMES, content, continuation_loglik, decoding
+from mmsoc.models.backends.api_content import VIDEO_FRAMES, content, decoding
+from mmsoc.models.backends.api_dispatch import grouped, shared_prefix
+from mmsoc.models.backends.openai import continuation_loglik
 from mmsoc.models.base import CannotScore, GenerationSettings, Image, Request, Text, Video
 
 needs_server = pytest.mark.skipif(bool(SERVING_MISSING), reason=SKIP_REASON)
@@ -253,7 +256,7 @@ def test_parts_become_content_parts_in_order_with_media_as_data_urls(tmp_path):
     frames.mkdir()
     for k in range(12):
         PILImage.new("RGB", (16, 8), (k * 20, 0, 0)).save(frames / f"{k:03d}.png")
-    parts = content(Request("t", "1", (Text("before"), Image(str(image)), Video(str(frames)), Text("after"))))
+    parts = content((Text("before"), Image(str(image)), Video(str(frames)), Text("after")))
     assert [p["type"] for p in parts] == ["text", "image_url"] + ["image_url"] * VIDEO_FRAMES + ["text"]
     assert parts[0]["text"] == "before" and parts[-1]["text"] == "after"
     header, data = parts[1]["image_url"]["url"].split(",", 1)
@@ -273,9 +276,9 @@ def test_unreadable_media_is_a_value_error_naming_the_file(tmp_path):
     bad = tmp_path / "bad.png"
     bad.write_bytes(b"not an image")
     with pytest.raises(ValueError, match=r"bad\.png"):
-        content(Request("t", "1", (Image(str(bad)),)))
+        content((Image(str(bad)),))
     with pytest.raises(ValueError, match="missing"):
-        content(Request("t", "1", (Video(str(tmp_path / "none.mp4")),)))
+        content((Video(str(tmp_path / "none.mp4")),))
 
 
 def test_decoding_fields_greedy_and_nucleus():
@@ -306,3 +309,138 @@ def test_option_loglik_from_vllm_prompt_logprobs_hand_worked():
     ) == pytest.approx(-0.5)
     with pytest.raises(ValueError, match=r"item 5: .*lack the prompt token"):
         continuation_loglik((3, None), None, logprobs, "item 5")
+
+
+# prefix-cache order and the context budget ---------------------------------------------------------------------
+SETTINGS = GenerationSettings(greedy=True, max_new_tokens=4)
+QUESTIONS = ("What is shown?", "Is it red or blue?", "Describe the colours.")
+
+
+def _media_requests(tmp_path: Path) -> tuple[list[Request], list[list[Request]]]:
+    """Three images asked three questions each, interleaved (image 0, 1, 2, then again), and a text-only request
+    among them; and the requests of each image."""
+    images = []
+    for k, colour in enumerate(((220, 30, 30), (30, 30, 220), (30, 200, 30))):
+        images.append(str(tmp_path / f"image{k}.png"))
+        PILImage.new("RGB", (12, 10), colour).save(images[-1])
+    requests = [Request("t", f"{k}-{q}", (Image(images[k]), Text(QUESTIONS[q]))) for q in range(3) for k in range(3)]
+    requests.insert(4, Request("t", "alone", (Text("Say something."),)))
+    return requests, [[r for r in requests if r.images == (path,)] for path in images]
+
+
+def _api_model(served: ServeProcess, url: str, **options):
+    from mmsoc.models.registry import ModelOptions, make_model
+
+    return make_model(f"openai:{served.model_dir}", ModelOptions(api_base=url, retries=0, **options))
+
+
+def _at(events: list, kind: str, request: Request) -> int:
+    return next(k for k, (what, seed, _) in enumerate(events) if what == kind and seed == request.rng_seed)
+
+
+def _assert_leader_first(events: list, groups: list[list[Request]], calls_per_request: int = 1) -> None:
+    """Each group's first request in caller order arrives first of its group, and its answer is ready before any
+    other call of its group arrives."""
+    for group in groups:
+        leader, followers = group[0], {r.rng_seed for r in group}
+        first_arrival = min(k for k, (what, seed, _) in enumerate(events) if what == "arrive" and seed in followers)
+        assert first_arrival == _at(events, "arrive", leader)
+        finished = _at(events, "finish", leader)
+        later = [k for k, (what, seed, _) in enumerate(events) if what == "arrive" and seed in followers]
+        assert len(later) == len(group) * calls_per_request
+        assert all(k > finished and events[k][2] >= events[finished][2] for k in later if k != first_arrival)
+
+
+@needs_server
+def test_each_media_group_sends_its_leader_first_and_answers_keep_the_input_order(served, tmp_path):
+    requests, groups = _media_requests(tmp_path)
+    with FailingProxy(served.url) as proxy:
+        model = _api_model(served, proxy.url, concurrency=4)
+        answers = model.generate(requests, SETTINGS)
+        events = list(proxy.events)
+        counts = (model.requests_sent, model.prefix_leaders, model.prefix_followers)
+        one_by_one = [model.generate([request], SETTINGS)[0] for request in requests]  # no order, no groups
+    assert answers == one_by_one and len(set(answers)) > 1
+    assert counts == (10, 3, 6)  # 3 leaders, 2 followers each, and the text-only request alone
+    _assert_leader_first(events, groups)
+
+
+@needs_server
+def test_one_call_at_a_time_the_leaders_go_first_then_each_group_together(served, tmp_path):
+    requests, _ = _media_requests(tmp_path)
+    with FailingProxy(served.url) as proxy:
+        _api_model(served, proxy.url, concurrency=1).generate(requests, SETTINGS)
+    by_seed: dict[int | None, str] = {r.rng_seed: r.id for r in requests}
+    arrived = [by_seed[seed] for what, seed, _ in proxy.events if what == "arrive"]
+    assert arrived == ["0-0", "1-0", "2-0", "alone", "0-1", "0-2", "1-1", "1-2", "2-1", "2-2"]
+
+
+@needs_server
+def test_option_scoring_calls_wait_for_their_groups_leader_too(served, tmp_path):
+    requests, groups = _media_requests(tmp_path)
+    media = [r for r in requests if r.id != "alone"]
+    with FailingProxy(served.url) as proxy:
+        model = _api_model(served, proxy.url, concurrency=4)
+        with pytest.raises(CannotScore):  # transformers serve returns no prompt log-probabilities
+            model.score_options(media, [["red", "blue"]] * len(media))
+    # per question: its prompt's call, then one per option; each group's first call alone before the other 8
+    assert (model.requests_sent, model.prefix_leaders, model.prefix_followers) == (27, 3, 24)
+    _assert_leader_first(list(proxy.events), groups, calls_per_request=3)
+
+
+@needs_server
+def test_max_context_refuses_an_over_long_request_by_estimate_and_lets_a_short_one_through(served):
+    long, short = Request("t", "long-one", (Text("x" * 41),)), Request("t", "short-one", (Text("y" * 20),))
+    with FailingProxy(served.url) as proxy:  # transformers serve has no /tokenize
+        model = _api_model(served, proxy.url, max_context=15)
+        assert "an estimate, ceil(characters / 4)" in model.description
+        # ceil(41 / 4) = 11 tokens of text + 4 new = 15 fits; ceil(20 / 4) = 5 + 4 = 9 fits
+        model.generate([long, short], SETTINGS)
+        with pytest.raises(
+            ValueError,
+            match=r"item 'long-one': 16 tokens, over --max-context 15: 11 of prompt text \(an estimate.*\) \+ 5 new",
+        ):
+            model.generate([long, short], GenerationSettings(greedy=True, max_new_tokens=5))
+        sent = list(proxy.seeds)
+        with pytest.raises(
+            ValueError,
+            match=r"item 'short-one': 16 tokens, .*: 5 of prompt text \(an estimate.*\) \+ 11 of its longest option",
+        ):
+            model.score_options([short], [["o" * 41, "p"]])
+        with pytest.raises(CannotScore):  # 5 + ceil(40 / 4) = 15 fits: asked, and this server cannot score
+            model.score_options([short], [["o" * 40, "p"]])
+    assert sent.count(long.rng_seed) == 1 and sent.count(short.rng_seed) == 2  # the refused call was not sent
+
+
+@needs_server
+def test_max_context_counts_with_the_servers_tokenize_where_it_has_one(served):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(served.model_dir)
+
+    def count(text: str, special: bool) -> int:  # what vLLM's /tokenize answers: the served model's tokenizer
+        return len(tokenizer(text, add_special_tokens=special).input_ids)
+
+    text = "zebra quartz jigsaw " * 6
+    exact = count(text, True)
+    assert exact != -(-len(text) // 4)  # so the count in the message shows which was used
+    request = Request("t", "counted", (Text(text),))
+    with FailingProxy(served.url, tokenize=count) as proxy:
+        tight = _api_model(served, proxy.url, max_context=exact + 3)
+        assert "counted by the server's /tokenize" in tight.description
+        with pytest.raises(
+            ValueError,
+            match=rf"item 'counted': {exact + 4} tokens, .*: {exact} of prompt text \(counted by the server's",
+        ):
+            tight.generate([request], SETTINGS)
+        assert proxy.seeds == []
+        assert len(_api_model(served, proxy.url, max_context=exact + 4).generate([request], SETTINGS)) == 1
+
+
+def test_the_shared_prefix_is_what_comes_before_the_question():
+    video, image, question = Video("v.mp4"), Image("a.png"), Text("Why?")
+    assert shared_prefix(Request("t", "1", (video, Text("Context: ...\nWhy?")))) == (video,)
+    assert shared_prefix(Request("t", "1", (Text("Look:"), image, question))) == (Text("Look:"), image)
+    assert shared_prefix(Request("t", "1", (question, image))) is None  # the question comes first: nothing shared
+    assert shared_prefix(Request("t", "1", (question,))) is None
+    assert grouped([("a",), None, ("b",), ("a",), None, ("b",)]) == [[0, 3], [1], [2, 5], [4]]

@@ -56,7 +56,7 @@ def test_the_real_size_processor_gives_576_image_tokens_and_decodes_every_row():
 
 def test_the_real_size_folder_loads_through_mmsoc_in_bfloat16(tmp_path, monkeypatch):
     """The build and save path, at small widths (the real ones need a GPU): the folder loads with
-    ``--dtype auto`` as bfloat16, takes 336-pixel images and generates."""
+    ``--dtype bfloat16``, takes 336-pixel images and generates."""
     import real_size
     from api_server import LLAVA15_CHAT_TEMPLATE
 
@@ -71,7 +71,7 @@ def test_the_real_size_folder_loads_through_mmsoc_in_bfloat16(tmp_path, monkeypa
         for key, value in widths.items():
             monkeypatch.setitem(part, key, value)
     folder = real_size.build_llava_15_7b(tmp_path / "m", "cpu", LLAVA15_CHAT_TEMPLATE)
-    model, processor, family = load_hf_model(str(folder), dtype="auto", device="cpu")
+    model, processor, family = load_hf_model(str(folder), dtype="bfloat16", device="cpu")
     assert model.dtype == torch.bfloat16 and family == "llava"
     assert torch.get_default_dtype() == torch.float32
     prompt = processor.apply_chat_template(

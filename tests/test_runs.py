@@ -53,10 +53,15 @@ def test_rerun_resumes_and_skips_done_work(tmp_path):
     first = CountingRandom()
     metrics = _run(tmp_path, first)
     assert first.asked == 2 * 2 * 5
-    assert json.loads((tmp_path / "runtime.json").read_text()) == {"processes": 1, "predicted": [20], "threads": 1}
+    runtime = {"processes": 1, "threads": 1, "batch_size": 3, "model": [None], "log_prompts": False}
+    assert json.loads((tmp_path / "runtime.json").read_text()) == {**runtime, "predicted": [20], "batch_size_used": [3]}
     again = CountingRandom()
     assert _run(tmp_path, again) == metrics and again.asked == 0
-    assert json.loads((tmp_path / "runtime.json").read_text()) == {"processes": 1, "predicted": [0], "threads": 1}
+    assert json.loads((tmp_path / "runtime.json").read_text()) == {
+        **runtime,
+        "predicted": [0],
+        "batch_size_used": [None],
+    }
     more = CountingRandom()
     _run(tmp_path, more, limit=7)
     assert more.asked == 2 * 2 * 2

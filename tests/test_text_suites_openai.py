@@ -12,7 +12,7 @@ from api_server import SERVING_MISSING, SKIP_REASON, ServeProcess, servable_copy
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
-from mmsoc.models.backends.openai import content
+from mmsoc.models.backends.api_content import content
 from mmsoc.tasks import get_task, kind_of
 from mmsoc.tasks.data import load_examples
 
@@ -23,7 +23,7 @@ def test_a_text_request_is_one_text_part():
     spec = get_task("socket/sarc")
     example = load_examples(spec.id, "sample").examples[0]
     request = kind_of(spec).request(spec, example, spec.prompt)
-    assert content(request) == [{"type": "text", "text": request.prompt}]
+    assert content(request.parts) == [{"type": "text", "text": request.prompt}]
     assert request.prompt.startswith('Question: For the sentence: "') and request.prompt.endswith("options. Answer:")
 
 

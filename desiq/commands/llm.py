@@ -11,7 +11,8 @@ from desiq.commands.options import Data, Split
 from desiq.llm.answers import PARSE_RULES
 from desiq.llm.conditions import CONDITIONS
 from desiq.llm.prompts import BUILTIN, DEFAULT_PROMPT
-from mmsoc.core.cli import Adapter, BatchSize, Device, Dtype, Limit, Progress, Seed, commands, note
+from mmsoc.commands import options as flags
+from mmsoc.core.cli import Adapter, Device, Limit, Progress, Seed, commands, note
 
 app = commands()
 
@@ -122,15 +123,30 @@ def eval_command(
     num_frames: NumFrames = 8,
     fps: Fps = None,
     video_as: VideoAs = None,
-    batch_size: BatchSize = 8,
+    batch_size: flags.EvalBatchSize = "8",
     limit: Limit = None,
     seed: Seed = 0,
     adapter: Adapter = None,
     prompt: Prompt = DEFAULT_PROMPT,
     prompts_file: PromptsFile = None,
     max_new_tokens: Annotated[int, typer.Option("--max-new-tokens", min=1, help="Longest written answer.")] = 32,
-    dtype: Dtype = "float32",
+    dtype: flags.WeightsDtype = "auto",
     device: Device = "auto",
+    device_map: flags.DeviceMap = "none",
+    attn_implementation: flags.AttnImplementation = None,
+    chat_template: flags.ChatTemplate = None,
+    generation_config: flags.GenerationConfig = "neutral",
+    prefix_cache: Annotated[
+        str,
+        typer.Option(
+            "--prefix-cache",
+            help="auto: score and generate the questions that share their media from one shared prefix, where "
+            "the model's family allows it; off: every request whole.",
+        ),
+    ] = "auto",
+    max_context: flags.MaxContext = None,
+    fit: flags.Fit = "drop",
+    log_prompts: flags.LogPrompts = False,
     cache_dir: CacheDir = None,
     api_base: Annotated[
         str | None,
@@ -146,25 +162,37 @@ def eval_command(
     """Ask MODEL every question under every DeSIQ condition; accuracy with chance and intervals by video."""
     from desiq.llm.evaluate import EvalOptions, evaluate
     from desiq.llm.table import conditions_table
+    from mmsoc.core.batching import parse_batch_size
 
+    model_flags = flags.model_flags(
+        dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
+    )
     options = EvalOptions(
-        split,
-        inputs,
-        answer,
-        parse,
-        conditions,
-        seed,
-        limit,
-        batch_size,
-        prompt,
-        prompts_file,
-        max_new_tokens,
-        adapter,
-        dtype,
-        device,
-        _media(num_frames, fps, video_as, cache_dir),
-        progress,
-        api_base,
+        split=split,
+        inputs=inputs,
+        answer=answer,
+        parse=parse,
+        conditions=conditions,
+        seed=seed,
+        limit=limit,
+        batch_size=parse_batch_size(batch_size),
+        prompt=prompt,
+        prompts_file=prompts_file,
+        max_new_tokens=max_new_tokens,
+        adapter=adapter,
+        dtype=model_flags.dtype,
+        device=device,
+        media=_media(num_frames, fps, video_as, cache_dir),
+        device_map=model_flags.device_map,
+        attn_implementation=model_flags.attn_implementation,
+        chat_template=model_flags.chat_template,
+        generation_config=model_flags.generation_config,
+        prefix_cache=flags.choice("--prefix-cache", prefix_cache, ("auto", "off")),
+        max_context=model_flags.max_context,
+        fit=model_flags.fit,
+        log_prompts=log_prompts,
+        progress=progress,
+        api_base=api_base,
     )
     metrics = evaluate(model, data, out, options)
     if metrics is None:
@@ -182,7 +210,18 @@ def eval_command(
         )
     else:
         typer.echo("\n".join(conditions_table(metrics["results"])))
+    note(work_line(out))
     note(f"wrote {out}")
+
+
+def work_line(out: Path) -> str:
+    """One line of what the model did (runtime.json): rows, prefix passes, tokens, frames, the path taken."""
+    import json
+
+    runtime = json.loads((out / "runtime.json").read_text(encoding="utf-8"))
+    counts = ("rows_scored", "prefix_passes", "tokens_processed", "frames_encoded")
+    shown = ", ".join(f"{key} {runtime[key]:,}" for key in counts if key in runtime)
+    return f"work: {shown or 'no model ran'}" + (f" ({runtime['path']}: {runtime['why']})" if "path" in runtime else "")
 
 
 @app.command("table")
@@ -244,9 +283,13 @@ def finetune_command(
         str,
         typer.Option(
             "--target-modules",
-            help="Comma-separated names of language-model linear layers to adapt (lm_head included when named).",
+            help="'attention' (the language model's attention projections, by the names its architecture uses) "
+            "or comma-separated names of language-model linear layers to adapt (lm_head included when named).",
         ),
-    ] = "q_proj,k_proj,v_proj,o_proj",
+    ] = "attention",
+    lora_mlp: Annotated[
+        bool, typer.Option("--lora-mlp", help="Adapt the language model's MLP projections too.")
+    ] = False,
     max_target_tokens: Annotated[int, typer.Option("--max-target-tokens", min=2)] = 256,
     prompt: Prompt = DEFAULT_PROMPT,
     prompts_file: PromptsFile = None,
@@ -254,20 +297,33 @@ def finetune_command(
     fps: Fps = None,
     video_as: VideoAs = None,
     cache_dir: CacheDir = None,
+    chat_template: flags.ChatTemplate = None,
+    max_context: flags.MaxContext = None,
+    fit: flags.Fit = "drop",
     progress: Progress = True,
 ) -> None:
     """LoRA fine-tuning on Social-IQ questions: the target is the answer (letter and text), as evaluated."""
     from desiq.llm.finetune import FinetuneOptions, finetune
 
     options = FinetuneOptions(
-        inputs, split, limit, explanations, prompt, prompts_file, _media(num_frames, fps, video_as, cache_dir), progress
+        inputs,
+        split,
+        limit,
+        explanations,
+        prompt,
+        prompts_file,
+        _media(num_frames, fps, video_as, cache_dir),
+        progress,
+        chat_template=flags.template_file(chat_template)[0],
+        max_context=max_context,
+        fit=flags.choice("--fit", fit, ("drop", "error")),
     )
     result = finetune(
         model,
         data,
         out,
         options,
-        lora=(rank, alpha, dropout, target_modules),
+        lora=(rank, alpha, dropout, target_modules, lora_mlp),
         train=dict(
             epochs=epochs,
             batch_size=batch_size,

@@ -42,7 +42,7 @@ class EvalOptions:
     conditions: str | None = None
     seed: int = 0
     limit: int | None = None
-    batch_size: int = 8
+    batch_size: int | str = 8
     prompt: str = DEFAULT_PROMPT
     prompts_file: Path | None = None
     max_new_tokens: int = 32

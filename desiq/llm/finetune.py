@@ -38,6 +38,11 @@ class FinetuneOptions:
     prompts_file: Path | None = None
     media: MediaSettings = field(default_factory=MediaSettings)
     progress: bool = False
+    chat_template: str | None = None
+    """A chat-template file that replaces the checkpoint's own (the prompts ``desiq eval`` would send)."""
+    max_context: int | None = None
+    fit: str = "drop"
+    """Over the context: ``drop`` frames, then transcript tokens; ``error`` skips the question as a problem."""
 
 
 def _decodable(built: Built, builder: RequestBuilder, asked: Asked, store: Any) -> Built:
@@ -57,25 +62,38 @@ def _decodable(built: Built, builder: RequestBuilder, asked: Asked, store: Any) 
 
 
 def training_items(
-    items: list[MCQAItem], builder: RequestBuilder, store: Any, explanations: dict | None
-) -> tuple[list, list[dict[str, str]], int]:
-    """(training pairs, problems, questions trained without some of their media)."""
+    items: list[MCQAItem], builder: RequestBuilder, inputs: Any, explanations: dict | None, fit: str = "drop"
+) -> tuple[list, list[dict[str, str]], dict[str, int]]:
+    """(training pairs, problems, counts): each prompt fitted to the model's context as ``desiq eval``
+    fits it (frames dropped, then transcript tokens); counts of questions trained without some of their
+    media, with frames dropped, and the transcript tokens dropped."""
+    from desiq.llm.run import fit_asked
     from mmsoc.runners.finetune.data import TrainItem
     from mmsoc.runners.finetune.explanations import find_explanation
     from mmsoc.tasks.kinds.base import with_explanation
 
-    pairs, problems, masked = [], [], 0
+    pairs, problems = [], []
+    counts = {"without_media": 0, "frames_dropped": 0, "transcript_tokens_dropped": 0, "max_prompt_tokens": 0}
     for item in items:
         if not item.labelled:
             problems.append({"id": item.id, "problem": "no answer key"})
             continue
         asked = Asked(ORIGINAL, "A4", 0, item, item.id)
-        built = _decodable(builder.build(asked), builder, asked, store)
-        masked += bool(built.missing)
         found = find_explanation(explanations, TASK, item.id) if explanations is not None else None
-        target = with_explanation(built.answers[item.answer_idx], found.explanation if found else None)
+        decodable = _decodable(builder.build(asked), builder, asked, inputs.media)
+        target = with_explanation(decodable.answers[item.answer_idx], found.explanation if found else None)
+        mask = [m for m in ("video", "audio") if m in decodable.missing]
+        reserve = inputs.text_tokens(f" {target}") + 1
+        (built,) = fit_asked(inputs, builder, [asked], [mask], lambda _, n=reserve: n, fit)
+        if not isinstance(built, Built):
+            problems.append({"id": item.id, "problem": f"{type(built).__name__}: {built}"})
+            continue
+        counts["without_media"] += bool(built.missing)
+        counts["frames_dropped"] += built.frames_dropped
+        counts["transcript_tokens_dropped"] += built.transcript_tokens_dropped
+        counts["max_prompt_tokens"] = max(counts["max_prompt_tokens"], built.prompt_tokens or 0)
         pairs.append(TrainItem(built.request, target, explained=found is not None))
-    return pairs, problems, masked
+    return pairs, problems, counts
 
 
 def finetune(
@@ -84,10 +102,11 @@ def finetune(
     """Train the adapter into ``out``; the main process returns the TrainResult (others None)."""
     from mmsoc.core.distributed import process_state
     from mmsoc.core.io import write_jsonl
-    from mmsoc.models.backends.hf import load_hf_model
-    from mmsoc.models.recipes import recipe_for
-    from mmsoc.models.video import processor_inputs
+    from mmsoc.models.inputs import ModelInputs
+    from mmsoc.models.loading import load_hf_model
+    from mmsoc.models.registry import ModelOptions
     from mmsoc.runners.finetune.explanations import read_explanations
+    from mmsoc.runners.finetune.lora import layer_names
     from mmsoc.runners.finetune.train import (
         LoraSettings,
         TrainSettings,
@@ -102,15 +121,17 @@ def finetune(
     setting = InputSetting.parse(options.inputs)
     source.require_media(setting)
     prompt = get_prompt(options.prompt, options.prompts_file)
-    reads, how, fixed_frames = model_media(model, options.media)
+    reads, how, _ = model_media(model, options.media)
     builder = RequestBuilder(prompt, setting, source.media_root, reads)
-    store = options.media.store(fixed_frames)
+    inputs = ModelInputs.from_files(
+        model, ModelOptions(media=options.media, chat_template=options.chat_template, max_context=options.max_context)
+    )
     table = read_explanations(options.explanations) if options.explanations else None
-    pairs, problems, masked = training_items(items, builder, store, table)
+    pairs, problems, counts = training_items(items, builder, inputs, table, options.fit)
     if not pairs:
         raise UsageError(f"{source.qa}: no labelled questions to train on")
-    rank, alpha, dropout, targets = lora
-    lora_settings = LoraSettings(rank, alpha, dropout, tuple(m.strip() for m in targets.split(",") if m.strip()))
+    rank, alpha, dropout, targets, mlp = lora
+    lora_settings = LoraSettings(rank, alpha, dropout, layer_names(targets), mlp)
     settings = TrainSettings(**train)
     meta = {
         "command": "desiq finetune",
@@ -125,15 +146,13 @@ def finetune(
         "explanations": str(options.explanations) if options.explanations else None,
         "explained": sum(p.explained for p in pairs),
         "skipped": len(problems),
-        "without_media": masked,
+        **counts,
+        "prompt_format": inputs.format.describe(),
+        "context": {"max_context": inputs.context_length, "fit": options.fit},
     }
     check_out_dir(out, resume, run_identity(lora_settings, settings, pairs, meta))  # before loading the model
     dtype = "bfloat16" if resolve_precision(settings.precision) == "bf16" else "float32"
     base, processor, family = load_hf_model(model, dtype)
-    recipe = recipe_for(base.config, processor, options.media.video_as)
-
-    def encode(request: Any) -> Any:
-        return processor_inputs(processor, family, recipe, store, [request], "right")
 
     result = train_lora(
         base,
@@ -146,7 +165,7 @@ def finetune(
         resume=resume,
         meta=meta,
         progress=options.progress,
-        encode=encode,
+        inputs=inputs,
     )
     if not process_state().is_main_process:
         return None

@@ -76,7 +76,8 @@ class Answerer:
         cannot be decoded is asked without them, and a question that still fails is recorded as a problem."""
         masks = masks or [()] * len(batch)
         try:
-            fitted = fit_asked(self.model, self.builder, batch, masks, self._reserve, self.fit)
+            counter = getattr(self.model, "inputs", None)
+            fitted = fit_asked(counter, self.builder, batch, masks, self._reserve, self.fit)
             kept = [(a, b) for a, b in zip(batch, fitted) if isinstance(b, Built)]
             for a, b in zip(batch, fitted):
                 if not isinstance(b, Built):
@@ -124,7 +125,7 @@ class Answerer:
         """Tokens a request needs after its prompt: its longest answer, or the tokens it may write."""
         if self.answer == "generate":
             return self.settings.max_new_tokens
-        count = self.model.text_tokens  # type: ignore[attr-defined]
+        count = self.model.inputs.text_tokens  # type: ignore[attr-defined]
         return max((count(f" {answer}") for answer in built.answers), default=0) + 1
 
     def _problem(self, asked: Asked, err: Exception) -> None:
@@ -139,18 +140,19 @@ class Answerer:
 
 
 def fit_asked(
-    model: Model,
+    counter: Any,
     builder: RequestBuilder,
     batch: Sequence[Asked],
     masks: Sequence[Sequence[str]],
     reserve: Callable[[Built], int],
     policy: str,
 ) -> list[Built | OverContext]:
-    """Each asked question built and, for a model that counts tokens, fitted to its context: questions
-    with the same video keep the same frames (so they share a prefix), transcripts are cut as needed."""
+    """Each asked question built and, when ``counter`` counts tokens (a model's ``inputs``), fitted to its
+    context: questions with the same video keep the same frames (so they share a prefix), transcripts are
+    cut as needed."""
     from mmsoc.models.budget import Counts, fit_group
 
-    if not isinstance(model, Counts) or model.context_length is None:
+    if not isinstance(counter, Counts) or counter.context_length is None:
         return [builder.build(a, m) for a, m in zip(batch, masks)]
     out: list[Built | OverContext] = [builder.build(a, m) for a, m in zip(batch, masks)]
     groups: dict[tuple, list[int]] = {}
@@ -158,18 +160,18 @@ def fit_asked(
         assert isinstance(built, Built)
         groups.setdefault(built.request.media(Video), []).append(i)
     for videos, members in groups.items():
-        frames = model.frames_sampled(videos[0]) if videos else None  # type: ignore[attr-defined]
+        frames = counter.frames_sampled(videos[0]) if videos else None  # type: ignore[attr-defined]
 
         def maker(i: int) -> Any:
             def make(kept: int | None, tokens: int | None) -> tuple[Any, int]:
-                b = builder.build(batch[i], masks[i], kept, tokens, model.text_tokens)
-                return b.request, builder.transcript_length(batch[i], model.text_tokens)
+                b = builder.build(batch[i], masks[i], kept, tokens, counter.text_tokens)
+                return b.request, builder.transcript_length(batch[i], counter.text_tokens)
 
             return make
 
         first = [out[i] for i in members]
         fitted = fit_group(
-            model,
+            counter,
             [maker(i) for i in members],
             frames,
             [reserve(b) for b in first],  # type: ignore[arg-type]

@@ -128,7 +128,7 @@ def judge(
     limit: Optional[int] = typer.Option(None, "--limit", min=0, help="Judge only the first N battles."),
     batch_size: int = options.REQUEST_BATCH,
     max_new_tokens: int = typer.Option(512, "--max-new-tokens", min=1, help="Most tokens per answer."),
-    dtype: str = options.DTYPE,
+    dtype: options.WeightsDtype = "auto",
     device: str = options.DEVICE,
     progress: bool = options.PROGRESS,
 ) -> None:

@@ -49,7 +49,7 @@ def eval_command(
     ),
     data: str = options.DATA,
     split: str = typer.Option("test", "--split", help="Split to evaluate."),
-    batch_size: int = options.REQUEST_BATCH,
+    batch_size: options.EvalBatchSize = "8",
     limit: Optional[int] = options.LIMIT,
     seeds: str = typer.Option(PAPER_SEEDS_TEXT, "--seeds", help="Comma-separated sampling seeds (the paper's: 0,1,2)."),
     greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding, one pass, instead of sampling per seed."),
@@ -57,8 +57,15 @@ def eval_command(
     top_p: float = options.TOP_P,
     temperature: float = options.TEMPERATURE,
     adapter: Optional[str] = options.ADAPTER,
-    dtype: str = options.DTYPE,
+    dtype: options.WeightsDtype = "auto",
     device: str = options.DEVICE,
+    device_map: options.DeviceMap = "none",
+    attn_implementation: options.AttnImplementation = None,
+    chat_template: options.ChatTemplate = None,
+    generation_config: options.GenerationConfig = "neutral",
+    max_context: options.MaxContext = None,
+    fit: options.Fit = "drop",
+    log_prompts: options.LogPrompts = False,
     prompt_version: Optional[str] = options.PROMPT_VERSION,
     prompts_file: Optional[Path] = options.PROMPTS_FILE,
     fast_metrics: bool = typer.Option(False, "--fast-metrics", help="Skip BERTScore and embedding similarity."),
@@ -100,6 +107,9 @@ def eval_command(
     ),
 ) -> None:
     """Evaluate MODEL on the tasks of a suite (MM-Soc by default), logging every prediction and writing metrics.json."""
+    from dataclasses import asdict
+
+    from mmsoc.core.batching import parse_batch_size
     from mmsoc.models.base import GenerationSettings
     from mmsoc.models.registry import ModelOptions, make_model, modalities
     from mmsoc.runners.config import RunConfig
@@ -108,6 +118,9 @@ def eval_command(
     from mmsoc.tasks.prompts import load_prompt_overrides
 
     settings = GenerationSettings(greedy=greedy, max_new_tokens=max_new_tokens, top_p=top_p, temperature=temperature)
+    flags = options.model_flags(
+        dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
+    )
     tasks = parse_task_list(task, suite)
     overrides = load_prompt_overrides(prompts_file, model) if prompts_file else None
     prompts = resolve_prompts(tasks, prompt_version, overrides)
@@ -120,15 +133,20 @@ def eval_command(
         data=data_id,
         split=split,
         adapter=adapter,
-        dtype=dtype,
         prompt_version={t: v for t, (_, v) in prompts.items()},
         text_length=text_length,
+        **asdict(flags),
     )
-    options = ModelOptions(
+    model_options = ModelOptions(
         data=data_id,
-        dtype=dtype,
+        dtype=flags.dtype,
         device=device,
         adapter=adapter,
+        device_map=flags.device_map,
+        attn_implementation=flags.attn_implementation,
+        chat_template=flags.chat_template,
+        generation_config=flags.generation_config,
+        max_context=flags.max_context,
         api_base=api_base,
         concurrency=concurrency,
         timeout=request_timeout,
@@ -137,14 +155,15 @@ def eval_command(
     metrics = run_eval(
         config,
         out,
-        lambda: make_model(model, options),
+        lambda: make_model(model, model_options),
         prompts=prompts,
-        batch_size=batch_size,
+        batch_size=parse_batch_size(batch_size),
         limit=limit,
         progress=progress,
         fast_metrics=fast_metrics,
         modalities=modalities(model),
         threads=threads,
+        log_prompts=log_prompts,
     )
     if metrics:
         _print_summary(metrics)

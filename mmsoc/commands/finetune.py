@@ -73,14 +73,23 @@ def finetune(
     ),
     seed: Seed = 0,
     precision: str = typer.Option("auto", "--precision", help="auto (bf16 where the GPU supports it), bf16 or no."),
+    dtype: str = typer.Option(
+        "auto",
+        "--dtype",
+        help="Base weights dtype: auto (bfloat16 when training in bf16, else float32), float32, bfloat16 or float16.",
+    ),
+    device_map: options.DeviceMap = "none",
+    attn_implementation: options.AttnImplementation = None,
     rank: int = typer.Option(8, "--lora-rank", min=1, help="LoRA rank r."),
     alpha: int = typer.Option(16, "--lora-alpha", min=1, help="LoRA scaling alpha."),
     dropout: float = typer.Option(0.05, "--lora-dropout", min=0.0, max=1.0, help="Dropout on the LoRA input."),
     target_modules: str = typer.Option(
-        "q_proj,k_proj,v_proj,o_proj",
+        "attention",
         "--target-modules",
-        help="Comma-separated names of language-model linear layers to adapt.",
+        help="'attention' (the language model's attention projections, by the names its architecture uses) "
+        "or comma-separated names of language-model linear layers to adapt (lm_head included when named).",
     ),
+    lora_mlp: bool = typer.Option(False, "--lora-mlp", help="Adapt the language model's MLP projections too."),
     max_target_tokens: int = typer.Option(256, "--max-target-tokens", min=2, help="Longest target kept (tokens)."),
     prompt_version: str | None = options.PROMPT_VERSION,
     prompts_file: Path | None = options.PROMPTS_FILE,
@@ -90,9 +99,10 @@ def finetune(
     """LoRA fine-tuning of MODEL on one or more tasks at once (answer tokens only carry the loss)."""
     from mmsoc.core.distributed import process_state
     from mmsoc.core.io import write_jsonl
-    from mmsoc.models.backends.hf import load_hf_model
+    from mmsoc.models.loading import check_attn_implementation, load_hf_model
     from mmsoc.runners.finetune.data import build_training_set
     from mmsoc.runners.finetune.explanations import read_explanations
+    from mmsoc.runners.finetune.lora import layer_names
     from mmsoc.runners.finetune.train import (
         LoraSettings,
         TrainSettings,
@@ -103,7 +113,7 @@ def finetune(
     )
     from mmsoc.tasks import parse_task_list
 
-    lora = LoraSettings(rank, alpha, dropout, tuple(m.strip() for m in target_modules.split(",") if m.strip()))
+    lora = LoraSettings(rank, alpha, dropout, layer_names(target_modules), lora_mlp)
     settings = TrainSettings(
         epochs,
         batch_size,
@@ -133,10 +143,12 @@ def finetune(
         "explained": sum(item.explained for item in training.items),
         "skipped": len(problems) + len(training.problems),
     }
+    weights, spread = _training_dtype(dtype, resolve_precision(precision)), options.device_map_of(device_map)
+    check_attn_implementation(attn_implementation)
+    meta.update(dtype=weights, attn_implementation=attn_implementation)
     check_out_dir(out, resume, run_identity(lora, settings, training.items, meta))  # before loading the model
-    dtype = "bfloat16" if resolve_precision(precision) == "bf16" else "float32"
     state = process_state()
-    base, processor, family = load_hf_model(model, dtype)
+    base, processor, family = load_hf_model(model, weights, device_map=spread, attn_implementation=attn_implementation)
     result = train_lora(
         base, processor, family, training.items, out, lora, settings, resume=resume, meta=meta, progress=progress
     )
@@ -149,6 +161,15 @@ def finetune(
         )
     last = f", last loss {result.losses[-1]:.4f}" if result.losses else ""
     typer.echo(f"adapter: {result.adapter_dir} ({result.steps} steps on {len(training.items)} items{last})")
+
+
+def _training_dtype(dtype: str, precision: str) -> str:
+    """The base weights' dtype: as given, or for ``auto`` bfloat16 when training in bf16 (else float32)."""
+    from mmsoc.models.loading import DTYPES
+
+    if options.choice("--dtype", dtype, ("auto", *DTYPES)) != "auto":
+        return dtype
+    return "bfloat16" if precision == "bf16" else "float32"
 
 
 @app.command()
@@ -172,7 +193,7 @@ def explain(
     top_p: float = options.TOP_P,
     temperature: float = options.TEMPERATURE,
     adapter: Adapter = None,
-    dtype: Dtype = "float32",
+    dtype: options.WeightsDtype = "auto",
     device: Device = "auto",
     progress: Progress = True,
 ) -> None:
@@ -226,7 +247,7 @@ def self_improve(
         None, "--text-encoder", help="Model for BERTScore and sentence cosine (default: the bundled all-MiniLM-L6-v2)."
     ),
     adapter: Adapter = None,
-    dtype: Dtype = "float32",
+    dtype: options.WeightsDtype = "auto",
     device: Device = "auto",
     prompt_version: str | None = options.PROMPT_VERSION,
     prompts_file: Path | None = options.PROMPTS_FILE,

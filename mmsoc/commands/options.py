@@ -1,20 +1,42 @@
-"""Options shared by the ``mmsoc`` commands that load data and run a model (typer copies each use)."""
+"""Options shared by the ``mmsoc`` commands that load data and run a model (typer copies each use); the
+model-loading ones (``ModelFlags``) serve ``desiq eval`` too."""
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from mmsoc.core.io import UsageError
+
 DATA = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, or 'sample'.")
 LIMIT = typer.Option(None, "--limit", min=0, help="At most this many items per task.")
 REQUEST_BATCH = typer.Option(8, "--batch-size", min=1, help="Requests per model call (never changes results).")
+EvalBatchSize = Annotated[
+    str,
+    typer.Option(
+        "--batch-size",
+        help="Requests per model call, or auto: the largest that fits in memory (from 64, halved on "
+        "out-of-memory); never changes results.",
+    ),
+]
 SEED = typer.Option(0, "--seed", help="Sampling seed (ignored with --greedy).")
 MAX_NEW_TOKENS = typer.Option(256, "--max-new-tokens", min=1, help="Most tokens generated per response.")
 TOP_P = typer.Option(0.9, "--top-p", min=0.0, max=1.0, help="Nucleus sampling mass (sampling only).")
 TEMPERATURE = typer.Option(1.0, "--temperature", min=1e-6, help="Sampling temperature (sampling only).")
 ADAPTER = typer.Option(None, "--adapter", help="peft (LoRA) adapter folder applied to --model.")
-DTYPE = typer.Option("float32", "--dtype", help="Model weights dtype: float32, bfloat16, float16 or auto.")
+WeightsDtype = Annotated[
+    str,
+    typer.Option(
+        "--dtype",
+        help="Model weights dtype: auto (the checkpoint's on a GPU, float16 for bfloat16 where the GPU lacks "
+        "it; float32 on the CPU), float32, bfloat16 or float16.",
+    ),
+]
 DEVICE = typer.Option("auto", "--device", help="Device (cpu, cuda, cuda:1, ...); auto = this process's.")
 PROMPT_VERSION = typer.Option(None, "--prompt-version", help="Prompt table version (default: latest).")
 PROMPTS_FILE = typer.Option(None, "--prompts", help="JSON/YAML file of task id -> prompt overrides.")
@@ -28,3 +50,120 @@ TextLength = Annotated[
         "--text_input_length 128, the paper's default); 0 keeps the whole text.",
     ),
 ]
+
+# How a transformers model is loaded and asked (the hf backend; recorded in config.json), for both apps.
+DeviceMap = Annotated[
+    str,
+    typer.Option(
+        "--device-map",
+        help="auto: spread one model over this machine's GPUs (accelerate's big-model loading; one process, "
+        "not under a multi-process accelerate launch); none: all of it on --device.",
+    ),
+]
+AttnImplementation = Annotated[
+    str | None,
+    typer.Option(
+        "--attn-implementation",
+        help="Attention kernel: sdpa (the default where the model has it, else eager), "
+        "flash_attention_2 (needs the flash_attn package) or eager.",
+    ),
+]
+ChatTemplate = Annotated[
+    Path | None,
+    typer.Option(
+        "--chat-template",
+        help="Jinja chat-template file used instead of the checkpoint's template or the family's format "
+        "(its path and sha256 go into config.json).",
+    ),
+]
+GenerationConfig = Annotated[
+    str,
+    typer.Option(
+        "--generation-config",
+        help="neutral: decode with exactly this run's settings; checkpoint: start from the checkpoint's "
+        "generation_config.json.",
+    ),
+]
+MaxContext = Annotated[
+    int | None,
+    typer.Option("--max-context", min=1, help="Tokens the model may be given (default: its language model's context)."),
+]
+Fit = Annotated[
+    str,
+    typer.Option(
+        "--fit",
+        help="A request over the context: drop (frames first, then words of the text) or error (refused, "
+        "recorded in problems.jsonl).",
+    ),
+]
+LogPrompts = Annotated[
+    bool, typer.Option("--log-prompts", help="Write the exact prompt given to the model into each prediction row.")
+]
+
+
+@dataclass(frozen=True)
+class ModelFlags:
+    """The loading and prompting flags of an eval command, checked; a run's config.json records them all."""
+
+    dtype: str
+    device_map: str | None
+    attn_implementation: str | None
+    chat_template: str | None
+    """The template file, resolved."""
+    chat_template_sha256: str | None
+    generation_config: str
+    max_context: int | None
+    fit: str
+
+
+def model_flags(
+    dtype: str,
+    device_map: str,
+    attn_implementation: str | None,
+    chat_template: Path | None,
+    generation_config: str,
+    max_context: int | None,
+    fit: str,
+) -> ModelFlags:
+    """The flags as given on the command line, each checked (one line naming the flag when one is wrong)."""
+    from mmsoc.models.budget import FIT_POLICIES
+    from mmsoc.models.decoding import GENERATION_CONFIGS
+    from mmsoc.models.loading import DTYPES, check_attn_implementation, check_device_map
+
+    spread = device_map_of(device_map)
+    check_device_map(spread)
+    check_attn_implementation(attn_implementation)
+    return ModelFlags(
+        choice("--dtype", dtype, ("auto", *DTYPES)),
+        spread,
+        attn_implementation,
+        *template_file(chat_template),
+        choice("--generation-config", generation_config, GENERATION_CONFIGS),
+        max_context,
+        choice("--fit", fit, FIT_POLICIES),
+    )
+
+
+def choice(flag: str, value: str, allowed: Sequence[str]) -> str:
+    """``value`` if it is one of ``allowed``; otherwise a one-line error naming the flag."""
+    if value not in allowed:
+        raise UsageError(f"{flag} {value!r}: choose {', '.join(allowed[:-1])} or {allowed[-1]}")
+    return value
+
+
+def device_map_of(value: str) -> str | None:
+    """``--device-map``: ``auto``, or None for ``none``."""
+    return None if choice("--device-map", value, ("auto", "none")) == "none" else value
+
+
+def template_file(path: Path | None) -> tuple[str | None, str | None]:
+    """(resolved path, sha256 of its bytes) of a ``--chat-template`` file, or (None, None) without one."""
+    if path is None:
+        return None, None
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"--chat-template {path}: no such file") from None
+    except OSError as err:
+        raise UsageError(f"--chat-template {path}: cannot read the file ({err.strerror})") from None
+    return str(path.resolve()), hashlib.sha256(data).hexdigest()

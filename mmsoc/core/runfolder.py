@@ -36,6 +36,15 @@ class RunFolderError(UsageError):
     """RUN_DIR holds a different run, or another process is writing to it."""
 
 
+def _missing(path: Path) -> list[Path]:
+    """``path`` and those of its parents that do not exist, outermost first (what ``mkdir(parents=True)`` makes)."""
+    absent = []
+    while not path.exists() and path != path.parent:
+        absent.append(path)
+        path = path.parent
+    return absent[::-1]
+
+
 def _grows(before: Any, now: Any) -> bool:
     return now is None or (before is not None and now >= before)
 
@@ -86,8 +95,14 @@ class RunFolder:
 
     @contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the folder for this process; a second writer is refused at once with a clear message."""
+        """Hold the folder for this process; a second writer is refused at once with a clear message.
+
+        Should the block fail before config.json is written (the model could not be loaded), what the
+        lock made is removed again: the lock file, and the folders it created once they are empty. A
+        folder that was there before is left as it was."""
+        created = _missing(self.path)
         self.path.mkdir(parents=True, exist_ok=True)
+        new_lock = not (self.path / LOCK).exists()
         with open(self.path / LOCK, "a") as handle:
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -97,8 +112,22 @@ class RunFolder:
                 ) from None
             try:
                 yield
+            except BaseException:
+                if not (self.path / CONFIG).exists():
+                    self._unmake(new_lock, created)
+                raise
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def _unmake(self, lock_file: bool, folders: Sequence[Path]) -> None:
+        """Remove the lock file (when ``lock_file``) and then ``folders``, innermost first, while empty."""
+        if lock_file:
+            (self.path / LOCK).unlink(missing_ok=True)
+        for folder in reversed(folders):
+            try:
+                folder.rmdir()
+            except OSError:  # something else is in it now: it stays, and so do its parents
+                return
 
     # the prediction log ---------------------------------------------------------------------
     def rank_logs(self) -> list[Path]:

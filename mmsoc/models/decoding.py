@@ -1,14 +1,17 @@
 """The decoding settings a run uses, built explicitly so that what ran is what the run records.
 
 ``neutral`` (the default) starts from transformers' library defaults, not from the checkpoint's
-``generation_config.json`` (whose ``repetition_penalty``, ``top_k``, ``no_repeat_ngram_size`` ... would
-otherwise apply silently); only its stop and padding tokens are kept. ``checkpoint`` starts from the
+``generation_config.json`` (whose ``repetition_penalty``, ``suppress_tokens``, ``no_repeat_ngram_size`` ...
+would otherwise apply silently, even under a passed config: :func:`only`); only its stop and padding
+tokens are kept. ``checkpoint`` starts from the
 checkpoint's file. Either way generation runs greedily at the library level and sampling, when asked,
 is :class:`~mmsoc.models.sampling.PerRowSampler` (temperature and top-p, seeded per request).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from mmsoc.models.base import GenerationSettings
@@ -47,6 +50,19 @@ def generation_config(checkpoint: Any, settings: GenerationSettings, mode: str =
     if pad_id is not None:
         config.pad_token_id = pad_id
     return config
+
+
+@contextmanager
+def only(model: Any, config: Any) -> Iterator[None]:
+    """``model`` generating with ``config`` alone: transformers fills every setting a passed config leaves
+    unset from the model's own generation config, so that one is swapped for ``config`` meanwhile."""
+    owner = model.get_base_model() if hasattr(model, "get_base_model") else model  # a peft model's base
+    saved = owner.generation_config
+    owner.generation_config = config
+    try:
+        yield
+    finally:
+        owner.generation_config = saved
 
 
 def effective(config: Any, settings: GenerationSettings) -> dict[str, Any]:

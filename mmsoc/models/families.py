@@ -7,16 +7,17 @@ from typing import Any, Literal
 
 from mmsoc.models.base import Audio, Image, Part, Text, Video
 
-Family = Literal["llava", "blip2", "instructblip", "generic"]
+Family = Literal["llava", "video_llava", "blip2", "instructblip", "generic"]
 
 _FAMILIES: dict[str, Family] = {
     "llava": "llava",
+    "video_llava": "video_llava",
     "blip-2": "blip2",
     "instructblip": "instructblip",
     "instructblipvideo": "instructblip",
 }
 
-IMAGE_TOKEN = "<image>"
+PLACEHOLDERS = {Image: "<image>", Video: "<video>"}
 
 
 def detect_family(config: Any) -> Family:
@@ -30,14 +31,14 @@ def text_of(parts: Sequence[Part]) -> str:
 
 
 def _inline(parts: Sequence[Part]) -> str:
-    """Text parts with an image placeholder where each image stands (LLaVA-1.5 style)."""
+    """Text parts with a placeholder where each image or video stands (LLaVA-1.5 style)."""
     out, after_text = "", False
     for part in parts:
         if isinstance(part, Text):
             out += ("\n" if after_text else "") + part.text
             after_text = True
-        elif isinstance(part, Image):
-            out += f"{IMAGE_TOKEN}\n"
+        elif isinstance(part, (Image, Video)):
+            out += f"{PLACEHOLDERS[type(part)]}\n"
             after_text = False
     return out
 
@@ -46,21 +47,27 @@ _CHAT_TYPES = {Image: "image", Video: "video", Audio: "audio"}
 
 
 def chat_content(parts: Sequence[Part]) -> list[dict[str, str]]:
-    """Content parts in the chat-template format (``{"type": "image"}``, ``{"type": "text", ...}``)."""
+    """Content parts in the chat-template format (``{"type": "image"}``, ``{"type": "text", ...}``); audio
+    carries its path too (Qwen2-Audio's template draws a clip only where the part has an ``audio`` key)."""
     return [
-        {"type": "text", "text": part.text} if isinstance(part, Text) else {"type": _CHAT_TYPES[type(part)]}
+        {"type": "text", "text": part.text}
+        if isinstance(part, Text)
+        else {"type": "audio", "audio": part.path}
+        if isinstance(part, Audio)
+        else {"type": _CHAT_TYPES[type(part)]}
         for part in parts
     ]
 
 
-FIXED_FORMATS: tuple[Family, ...] = ("llava", "blip2", "instructblip")
+FIXED_FORMATS: tuple[Family, ...] = ("llava", "video_llava", "blip2", "instructblip")
 """Families with a prompt format of their own, for checkpoints that ship no chat template."""
 
 
 def fixed_prompt(family: Family, parts: Sequence[Part]) -> str:
-    """The family's own format: LLaVA-1.5 ``USER: <image>\\n{prompt} ASSISTANT:``; BLIP-2
+    """The family's own format: LLaVA-1.5 ``USER: <image>\\n{prompt} ASSISTANT:``, Video-LLaVA the same with
+    ``<video>`` (transformers' own example: no template ships with its checkpoint); BLIP-2
     ``Question: {prompt} Answer:`` (its processor prepends the query tokens); InstructBLIP the plain prompt."""
-    if family == "llava":
+    if family in ("llava", "video_llava"):
         return f"USER: {_inline(parts)} ASSISTANT:"
     if family == "blip2":
         return f"Question: {text_of(parts)} Answer:"

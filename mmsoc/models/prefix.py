@@ -102,7 +102,7 @@ class SharedPrefix:
     ) -> list[list[float]]:
         out: list[list[float]] = [[] for _ in requests]
         for group in _groups(requests):
-            ids = [self.owner.prompt_ids(prompts[i]) for i in group]
+            ids = [self.owner.inputs.prompt_ids(prompts[i]) for i in group]
             try:
                 prefix = self._prefix(requests[group[0]], ids)
             except CannotShare:
@@ -120,7 +120,7 @@ class SharedPrefix:
         out = [""] * len(requests)
         for group in _groups(requests):
             prompts = self.owner.prompts([requests[i] for i in group])
-            ids = [self.owner.prompt_ids(p) for p in prompts]
+            ids = [self.owner.inputs.prompt_ids(p) for p in prompts]
             try:
                 prefix = self._prefix(requests[group[0]], ids)
             except CannotShare:
@@ -173,7 +173,7 @@ class SharedPrefix:
         work = self.owner.work
         work.prefix_passes += 1
         work.tokens_processed += width
-        work.frames_encoded += self.owner.frames_of([request])
+        work.frames_encoded += self.owner.inputs.frames_of([request])
         self._last = (key, prefix)
         return prefix
 

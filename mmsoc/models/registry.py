@@ -60,8 +60,8 @@ class ModelOptions:
     """``auto``: score and generate from one shared prefix per media set where the family allows; ``off``."""
     max_context: int | None = None
     """Tokens the model may be given (default: the language model's own context, where its config says)."""
-    batch_size: int = 8
-    """Rows per forward pass of an in-process model (never changes results)."""
+    batch_size: int | str = 8
+    """Rows per forward pass of an in-process model, or ``auto`` (never changes results)."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible server (``http://HOST:PORT/v1``)."""
     concurrency: int = 8

@@ -66,12 +66,14 @@ def open_image(path: str) -> Any:
         return image.convert("RGB")
 
 
-def prepare(request: Request, recipe: MediaRecipe, store: MediaStore) -> Prepared:
-    """Decode a request's media (MediaError for an unreadable file; CannotRead for media the model cannot take)."""
+def prepare(request: Request, recipe: MediaRecipe, store: MediaStore, images: bool = True) -> Prepared:
+    """Decode a request's media (MediaError for an unreadable file; CannotRead for media the model cannot take);
+    ``images=False``: leave image files undecoded (for the prompt text alone)."""
     out = Prepared()
     for part in request.parts:
         if isinstance(part, Image):
-            out.images.append(open_image(part.path))
+            if images:
+                out.images.append(open_image(part.path))
             out.parts.append(part)
         elif isinstance(part, Video):
             if recipe.video is None:

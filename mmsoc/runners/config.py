@@ -22,11 +22,22 @@ class RunConfig:
     max_new_tokens: int = 256
     top_p: float | None = 0.9
     temperature: float | None = 1.0
-    dtype: str = "float32"
+    dtype: str = "auto"
+    """As asked (``auto``: the checkpoint's on a GPU, float32 on the CPU); runtime.json has what was loaded."""
     prompt_version: dict[str, str] | None = None
     """Task -> version of the prompt it was asked with."""
     text_length: int = TEXT_LENGTH
     """Words of a news text kept (MM-Soc's ``truncate_input``, ``--text_input_length 128``); 0 = all."""
+    device_map: str | None = None
+    attn_implementation: str | None = None
+    """As asked (None: sdpa where the model has it); runtime.json has the kernel the model ran."""
+    chat_template: str | None = None
+    """A template file used instead of the checkpoint's, and the sha256 of its bytes."""
+    chat_template_sha256: str | None = None
+    generation_config: str = "neutral"
+    max_context: int | None = None
+    fit: str = "drop"
+    """A request over the context: ``drop`` frames, then words of the text; ``error`` refuses it."""
 
     @classmethod
     def create(cls, settings: GenerationSettings, seeds: tuple[int, ...] | None, **fields) -> RunConfig:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmsoc.core.batching import BatchSizer
 from mmsoc.core.io import JsonlAppender
 from mmsoc.core.records import Example
 from mmsoc.core.runfolder import RunFolder
@@ -36,6 +37,10 @@ class WorkItem:
     example: Example
     request: Request
     prompt_version: str
+    instruction: str = ""
+    prompt_tokens: int | None = None
+    """Tokens the model is given (counted by models that count: ``mmsoc.runners.fitting``)."""
+    text_tokens_dropped: int = 0
 
     @property
     def key(self) -> tuple[str, str, int | None]:
@@ -77,7 +82,10 @@ def plan(
             seen.add(example.id)
             examples.append(example)
         for seed in config.run_seeds:
-            work += [WorkItem(example, kind.request(spec, example, instruction, seed), version) for example in examples]
+            work += [
+                WorkItem(example, kind.request(spec, example, instruction, seed), version, instruction)
+                for example in examples
+            ]
     return work, problems
 
 
@@ -100,28 +108,45 @@ def by_length(items: Sequence[WorkItem], window: int) -> list[WorkItem]:
     return out
 
 
-def _batches(items: Sequence[WorkItem], size: int) -> list[Sequence[WorkItem]]:
-    return [items[start : start + size] for start in range(0, len(items), size)]
-
-
 def _answers(
-    model: Model, batches: Sequence[Sequence[WorkItem]], settings: GenerationSettings, problems: list[dict[str, Any]]
-) -> Iterator[list[tuple[WorkItem, str]]]:
-    """Each batch's (item, response) pairs, batch by batch; a model that ``prepare``s gets batch k+1
-    prepared on a background thread while batch k generates."""
+    model: Model,
+    items: Sequence[WorkItem],
+    sizer: BatchSizer,
+    settings: GenerationSettings,
+    problems: list[dict[str, Any]],
+) -> Iterator[tuple[int, list[tuple[WorkItem, str]]]]:
+    """(items asked, their (item, response) pairs), batch by batch, in batches of ``sizer``'s size; a model
+    that ``prepare``s gets batch k+1 prepared on a background thread while batch k generates."""
+    batches = sizer.batches(items)
     if not isinstance(model, Prepares):
         for batch in batches:
-            yield _generate(model, batch, settings, problems)
+            yield len(batch), _sized(model, batch, sizer, settings, problems)
         return
     with ThreadPoolExecutor(1, thread_name_prefix="mmsoc-prepare") as pool:
 
-        def ahead(k: int) -> Future | None:
-            return pool.submit(model.prepare, [w.request for w in batches[k]]) if k < len(batches) else None
+        def ahead() -> tuple[Sequence[WorkItem], Future | None]:
+            batch = next(batches, ())
+            return batch, pool.submit(model.prepare, [w.request for w in batch]) if batch else None
 
-        upcoming = ahead(0)
-        for k, batch in enumerate(batches):
-            current, upcoming = upcoming, ahead(k + 1)
-            yield _generate(model, batch, settings, problems, current)
+        upcoming = ahead()
+        while upcoming[0]:
+            (batch, prepared), upcoming = upcoming, ahead()
+            yield len(batch), _sized(model, batch, sizer, settings, problems, prepared)
+
+
+def _sized(
+    model: Model,
+    batch: Sequence[WorkItem],
+    sizer: BatchSizer,
+    settings: GenerationSettings,
+    problems: list[dict[str, Any]],
+    prepared: Future | None = None,
+) -> list[tuple[WorkItem, str]]:
+    """The batch's responses; split into smaller calls (which prepare their own inputs) when
+    ``sizer``'s size has shrunk below it (``--batch-size auto`` after running out of memory)."""
+    return sizer.run(
+        batch, lambda chunk: _generate(model, chunk, settings, problems, prepared if chunk is batch else None)
+    )
 
 
 def _generate(
@@ -145,14 +170,21 @@ def _generate(
         return [pair for w in batch for pair in _generate(model, [w], settings, problems)]
 
 
-def make_row(item: WorkItem, raw: str) -> dict[str, Any]:
-    """The logged prediction: lenient parse (scored) and strict parse validity side by side."""
+def make_row(item: WorkItem, raw: str, prompt: str | None = None) -> dict[str, Any]:
+    """The logged prediction: lenient parse (scored) and strict parse validity side by side; the prompt's
+    tokens (and the text tokens cut to fit) where the model counts them, the prompt itself when given."""
     from mmsoc.tasks import parse_response
 
     task = item.example.task
     lenient = parse_response(task, raw, mode="lenient")
     strict = parse_response(task, raw, mode="strict")
+    counted = {} if item.prompt_tokens is None else {"prompt_tokens": item.prompt_tokens}
+    if item.text_tokens_dropped:
+        counted["text_tokens_dropped"] = item.text_tokens_dropped
+    if prompt is not None:
+        counted["prompt"] = prompt
     return {
+        **counted,
         "task": task,
         "id": item.example.id,
         "seed": item.request.seed,
@@ -174,12 +206,13 @@ def run_eval(
     run_dir: str | Path,
     make_model: Callable[[], Model],
     prompts: dict[str, tuple[str, str]] | None = None,
-    batch_size: int = 8,
+    batch_size: int | str = 8,
     limit: int | None = None,
     progress: bool = True,
     fast_metrics: bool = False,
     modalities: frozenset[str] = frozenset({"text"}),
     threads: int | None = None,
+    log_prompts: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """Run (or resume) an evaluation into ``run_dir``; the main process returns its metrics (others {}).
 
@@ -190,13 +223,14 @@ def run_eval(
     Under ``accelerate launch`` process r takes work items r, r+world, ...; each appends to its own
     log and the main process merges them, after all finish, into the single-process order.
     ``threads``: torch intra-op threads of each process (default: :func:`~mmsoc.core.threads.default_threads`).
-    ``runtime.json`` records the number of processes, the predictions each one made and the threads.
+    ``batch_size``: requests per call, or ``auto`` (:mod:`mmsoc.core.batching`). ``log_prompts``: rows
+    carry the exact prompt. ``runtime.json`` records the number of processes, the predictions each one
+    made, the threads, the batch size each used and how the model was loaded.
     """
     from mmsoc.core.distributed import run_state
     from mmsoc.core.threads import default_threads
 
-    if batch_size < 1:
-        raise ValueError(f"batch size must be >= 1, got {batch_size}")
+    sizer = BatchSizer(batch_size)
     prompts = prompts or resolve_prompts(config.tasks)
     if config.prompt_version is not None and {t: v for t, (_, v) in prompts.items()} != config.prompt_version:
         raise ValueError("prompt versions of the config and of the prompts given differ")
@@ -212,12 +246,13 @@ def run_eval(
             work,
             problems,
             make_model,
-            batch_size,
+            sizer,
             progress,
             fast_metrics,
             modalities,
             limit,
             threads or default_threads(),
+            log_prompts,
         )
 
 
@@ -227,12 +262,13 @@ def _run(
     work: list[WorkItem],
     problems: list[dict[str, Any]],
     make_model: Callable[[], Model],
-    batch_size: int,
+    sizer: BatchSizer,
     progress: bool,
     fast_metrics: bool,
     modalities: frozenset[str],
     limit: int | None,
     threads: int,
+    log_prompts: bool,
 ) -> dict[str, dict[str, Any]]:
     from mmsoc.core.distributed import run_state
     from mmsoc.core.threads import use_threads
@@ -262,19 +298,25 @@ def _run(
     runtime: list[dict[str, Any]] = []
     predicted = 0
     if model is not None:
-        batches = _batches(by_length(mine, WINDOW_BATCHES * batch_size), batch_size)
+        from mmsoc.runners.fitting import fit_work
+
+        mine, unfit = fit_work(model, mine, config.settings.max_new_tokens, config.fit)
+        runtime += unfit
+        answers = _answers(model, by_length(mine, WINDOW_BATCHES * sizer.size), sizer, config.settings, runtime)
+        prompts = (getattr(model, "prompts", None) or _text_prompts) if log_prompts else None
         with JsonlAppender(folder.own_log(state.process_index, state.num_processes)) as log:
-            answers = _answers(model, batches, config.settings, runtime)
-            for pairs in _progress(answers, len(batches), progress and state.is_main_process):
-                for item, raw in pairs:
-                    log.append(make_row(item, raw))  # written and flushed: a killed process keeps it
+            for pairs in _progress(answers, len(mine), progress and state.is_main_process):
+                shown = prompts([item.request for item, _ in pairs]) if prompts else [None] * len(pairs)
+                for (item, raw), prompt in zip(pairs, shown):
+                    log.append(make_row(item, raw, prompt))  # written and flushed: a killed process keeps it
                     predicted += 1
                 log.sync()  # durable on disk, once per batch
-    counts = [predicted]
+    counts, sizes, loaded = [predicted], [sizer.size if model is not None else None], [_model_runtime(model)]
     if state.num_processes > 1:
         from accelerate.utils import gather_object
 
         runtime, counts = gather_object(runtime), gather_object(counts)
+        sizes, loaded = gather_object(sizes), gather_object(loaded)
     state.wait_for_everyone()
     metrics: dict[str, dict[str, Any]] = {}
     if state.is_main_process:
@@ -282,11 +324,26 @@ def _run(
         asked = set(order)
         rows = [row for row in folder.merge(order) if folder.key(row) in asked]
         folder.write_problems(problems + runtime)
-        folder.write_runtime({"processes": state.num_processes, "predicted": counts, "threads": threads})
+        folder.write_runtime(
+            {
+                "processes": state.num_processes,
+                "predicted": counts,
+                "threads": threads,
+                "batch_size": "auto" if sizer.auto else sizer.size,
+                "batch_size_used": sizes,
+                "model": loaded,
+                "log_prompts": log_prompts,
+            }
+        )
         metrics = summarize(rows, config.tasks, fast=fast_metrics)
         folder.write_metrics(metrics)
     state.wait_for_everyone()
     return metrics
+
+
+def _text_prompts(requests: Sequence[Request]) -> list[str]:
+    """What a model without a prompt format of its own is given: the requests' text."""
+    return [request.prompt for request in requests]
 
 
 def _text_only(task: str) -> bool:
@@ -296,10 +353,21 @@ def _text_only(task: str) -> bool:
     return bool(getattr(kind_of(task), "text_only", False))
 
 
-def _progress(batches: Iterator, total: int, show: bool) -> Iterator:
-    if not show:
-        yield from batches
-        return
-    from rich.progress import track
+def _model_runtime(model: Model | None) -> dict[str, Any] | None:
+    """What a model that reports on itself (``runtime()``: how it was loaded, which path ran) says, else None."""
+    runtime = getattr(model, "runtime", None)
+    return runtime() if runtime is not None else None
 
-    yield from track(batches, total=total, description="generating", transient=True)
+
+def _progress(batches: Iterator[tuple[int, list]], total: int, show: bool) -> Iterator[list]:
+    """Each batch's pairs; with ``show``, a bar of the ``total`` items advanced by each batch's items."""
+    if not show:
+        yield from (pairs for _, pairs in batches)
+        return
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task("generating", total=total)
+        for asked, pairs in batches:
+            yield pairs
+            bar.advance(task, asked)

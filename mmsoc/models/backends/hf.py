@@ -9,11 +9,11 @@ prefix where the family allows it (``mmsoc.models.prefix``).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from mmsoc.core.batching import BatchSizer
 from mmsoc.models.base import GenerationSettings, OptionScores, Request
 from mmsoc.models.loading import is_encoder_decoder, load_hf_model
 from mmsoc.models.registry import ModelEntry, ModelOptions
@@ -25,80 +25,45 @@ class HFModel:
     a shared prefix (``prefix_cache``)."""
 
     def __init__(self, model_id_or_dir: str, options: ModelOptions | None = None, **fields: Any):
-        from mmsoc.models.budget import context_length
+        from mmsoc.models.inputs import ModelInputs
         from mmsoc.models.prefix import SharedPrefix, Work, sharing
-        from mmsoc.models.prompting import prompt_format
-        from mmsoc.models.recipes import recipe_for
-        from mmsoc.models.video import qformer_limit
 
         options = replace(options or ModelOptions(), **fields)
         self.name, self.options = model_id_or_dir, options
-        self.model, self.processor, self.family = load_hf_model(
-            model_id_or_dir, options.dtype, options.device, options.adapter
+        loaded = load_hf_model(
+            model_id_or_dir,
+            options.dtype,
+            options.device,
+            options.adapter,
+            device_map=options.device_map,
+            attn_implementation=options.attn_implementation,
         )
-        self.tokenizer = self.processor.tokenizer
-        self.recipe = recipe_for(self.model.config, self.processor, options.media.video_as)
-        self.modalities = self.recipe.modalities
-        self.media = options.media.store(self.recipe.num_frames)
+        self.model, self.processor, self.family, self.load_info = (
+            loaded.model,
+            loaded.processor,
+            loaded.family,
+            loaded.info,
+        )
+        self.sizer = BatchSizer(options.batch_size)
         self.encoder_decoder = is_encoder_decoder(self.model)
-        self.format = prompt_format(self.family, self.processor, options.chat_template)
-        self.context_length = options.max_context or context_length(self.model.config, self.tokenizer)
-        self.qformer_limit = qformer_limit(self.model.config)
+        self.inputs = ModelInputs(self.model.config, self.processor, self.family, options, self.encoder_decoder)
+        self.tokenizer = self.processor.tokenizer
+        self.modalities = self.inputs.recipe.modalities
         self.work = Work()
         self.path, self.why = sharing(self.model, self.encoder_decoder, options.prefix_cache)
         self.prefix = SharedPrefix(self) if self.path == "shared-prefix" else None
-        self._expansion: dict[tuple, int] = {}
-        self._tokenizer_lock = threading.Lock()
-        """The processor's tokenizer is not safe for concurrent use: ``prepare`` runs on another thread."""
-
-    # --- what the model is given -------------------------------------------------------------------
 
     def prompts(self, requests: Sequence[Request]) -> list[str]:
         """The exact prompt text given to the processor for each request."""
-        from mmsoc.models.video import prepare
-
-        return [self.format.render(self.processor, prepare(r, self.recipe, self.media).parts) for r in requests]
+        return self.inputs.prompts(requests)
 
     def answer_tokens(self, prompt: str, answer: str) -> list[int]:
         """The token ids scored for ``answer`` after ``prompt`` (tokenised in context)."""
-        from mmsoc.models.prompting import answer_tokens
-
-        with self._tokenizer_lock:
-            return answer_tokens(self.tokenizer, prompt, answer, self.encoder_decoder)
-
-    def text_tokens(self, text: str) -> int:
-        with self._tokenizer_lock:
-            return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    def prompt_ids(self, prompt: str) -> list[int]:
-        """The prompt's tokens before the processor inserts media tokens (special tokens as it adds them)."""
-        with self._tokenizer_lock:
-            return list(self.tokenizer(prompt)["input_ids"])
-
-    def frames_sampled(self, path: str) -> int:
-        """Frames this model samples from a video (before any budget drops some)."""
-        return len(self.media.clip(path).frames)
-
-    def prompt_tokens(self, request: Request) -> int:
-        """Tokens of the request as the model receives it: its text plus the media tokens the processor
-        inserts (measured once per distinct media set)."""
-        from mmsoc.models.prefix import media_key
-
-        prompt = self.prompts([request])[0]
-        key = media_key(request)
-        if key not in self._expansion:
-            full = self.prepare([request])["input_ids"].shape[1]
-            self._expansion[key] = full - len(self.prompt_ids(prompt))
-        return len(self.prompt_ids(prompt)) + self._expansion[key]
+        return self.inputs.answer_tokens(prompt, answer)
 
     def prepare(self, requests: Sequence[Request], padding_side: str = "left") -> Any:
         """Processor inputs for a batch (media as the family takes them), on the CPU; thread-safe."""
-        from mmsoc.models.video import processor_inputs
-
-        with self._tokenizer_lock:
-            return processor_inputs(
-                self.processor, self.format, self.recipe, self.media, requests, padding_side, self.qformer_limit
-            )
+        return self.inputs.prepare(requests, padding_side)
 
     def encode(self, requests: Sequence[Request], padding_side: str = "left") -> Any:
         """Processor inputs for a batch, on the model's device and dtype."""
@@ -130,7 +95,7 @@ class HFModel:
         """Generation with each prompt run whole, the batch left padded."""
         batch = self._on_device(prepared if prepared is not None else self.prepare(requests))
         out = self.run_generate(batch, [r.rng_seed for r in requests], settings)
-        self.work.count_full(batch, self.frames_of(requests))
+        self.work.count_full(batch, self.inputs.frames_of(requests))
         if not self.encoder_decoder:
             out = out[:, batch["input_ids"].shape[1] :]
         return [text.strip() for text in self.decode(out)]
@@ -139,17 +104,16 @@ class HFModel:
         """``model.generate`` with the run's decoding settings and a per-row sampler."""
         import torch
 
+        from mmsoc.models.decoding import only
         from mmsoc.models.sampling import PerRowSampler
 
         processors = [] if settings.greedy else [PerRowSampler(seeds, settings.temperature, settings.top_p)]
-        with torch.inference_mode():
-            return self.model.generate(
-                **inputs, generation_config=self.generation_config(settings), logits_processor=processors, **extra
-            )
+        config = self.generation_config(settings)
+        with torch.inference_mode(), only(self.model, config):
+            return self.model.generate(**inputs, generation_config=config, logits_processor=processors, **extra)
 
     def decode(self, ids: Any) -> list[str]:
-        with self._tokenizer_lock:
-            return list(self.processor.batch_decode(ids, skip_special_tokens=True))
+        return self.inputs.decode(ids)
 
     def score_options(self, requests: Sequence[Request], options: Sequence[Sequence[str]]) -> list[OptionScores]:
         """Sum of the log-probabilities of each option's tokens after the prompt (in context)."""
@@ -164,37 +128,36 @@ class HFModel:
 
     def _score_full(self, requests: Sequence[Request], targets: Sequence[Sequence[Sequence[int]]]) -> list[list[float]]:
         """Each (request, option) row through the whole model, ``options.batch_size`` rows at a time."""
-        from mmsoc.models.loglik import continuation_logliks
-
         rows = [(request, target) for request, ts in zip(requests, targets) for target in ts]
-        scores: list[float] = []
-        size = max(1, self.options.batch_size)
-        for start in range(0, len(rows), size):
-            chunk = rows[start : start + size]
-            batch = self.encode([request for request, _ in chunk], padding_side="right")
-            scores += continuation_logliks(
-                self.model,
-                batch,
-                [t for _, t in chunk],
-                self.tokenizer.pad_token_id,
-                encoder_decoder=self.encoder_decoder,
-            )
-            self.work.count_full(batch, self.frames_of([request for request, _ in chunk]), [t for _, t in chunk])
+        scores = [s for chunk in self.sizer.batches(rows) for s in self.sizer.run(chunk, self._score_rows)]
         out, k = [], 0
         for ts in targets:
             out.append(scores[k : k + len(ts)])
             k += len(ts)
         return out
 
-    def frames_of(self, requests: Sequence[Request]) -> int:
-        """Images and video frames the vision tower encodes for these requests."""
-        from mmsoc.models.video import prepare
+    def _score_rows(self, rows: Sequence[tuple[Request, Sequence[int]]]) -> list[float]:
+        """One forward pass over (request, answer tokens) rows, right padded."""
+        from mmsoc.models.loglik import continuation_logliks
 
-        return sum(prepare(r, self.recipe, self.media).frames for r in requests)
+        requests, targets = [request for request, _ in rows], [target for _, target in rows]
+        batch = self.encode(requests, padding_side="right")
+        scores = continuation_logliks(
+            self.model, batch, targets, self.tokenizer.pad_token_id, encoder_decoder=self.encoder_decoder
+        )
+        self.work.count_full(batch, self.inputs.frames_of(requests), targets)
+        return scores
 
     def runtime(self) -> dict[str, Any]:
-        """Which scoring path ran and why, and the work counters (for runtime.json)."""
-        return {"path": self.path, "why": self.why, **self.work.to_json()}
+        """How the model was loaded, which scoring path ran and why, the rows per forward pass and the
+        work counters (for runtime.json)."""
+        return {
+            **self.load_info.to_json(),
+            "path": self.path,
+            "why": self.why,
+            "rows_per_pass": str(self.sizer.size),
+            **self.work.to_json(),
+        }
 
 
 def build(arg: str, options: ModelOptions) -> HFModel:

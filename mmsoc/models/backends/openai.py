@@ -7,12 +7,19 @@ images and sampled video frames (``VIDEO_FRAMES`` uniform frames, JPEG) as base6
 temperature and top-p; every call carries the request's own seed (:attr:`Request.rng_seed`), so
 a server that seeds per request (vLLM, SGLang) answers the same whatever the batch or concurrency.
 
-Calls run on a bounded pool of threads (``--concurrency``) through the ``openai`` client, which
-retries timeouts, connection errors, 408/409/429 and 5xx answers with exponential backoff and
-jitter (``--retries`` times, honouring ``Retry-After``). A call that still fails raises
-:class:`RequestFailed` (an ``OSError``) naming the item; the evaluation loop records it as a
-problem and a rerun of the same command asks again. The key comes from ``MMSOC_API_KEY`` (else
-``OPENAI_API_KEY``; a local server needs none) and is never written anywhere.
+Calls run on a bounded pool of threads (``--concurrency``), those of one media group (the same
+video, image, audio and leading text before the question) leader first, so that the server's prefix
+cache (vLLM's automatic prefix caching, SGLang's radix cache) serves the others
+(:mod:`~mmsoc.models.backends.api_dispatch`). With ``--max-context``, a call whose prompt text (counted
+by the server's ``/tokenize`` where it has one, else estimated; media are not counted) with its new
+tokens or longest option exceeds it is refused with a ValueError naming the item
+(:class:`~mmsoc.models.backends.api_content.ContextBudget`).
+
+Calls go through the ``openai`` client, which retries timeouts, connection errors, 408/409/429 and
+5xx answers with exponential backoff and jitter (``--retries`` times, honouring ``Retry-After``). A
+call that still fails raises :class:`RequestFailed` (an ``OSError``) naming the item; the evaluation
+loop records it as a problem and a rerun of the same command asks again. The key comes from
+``MMSOC_API_KEY`` (else ``OPENAI_API_KEY``; a local server needs none) and is never written anywhere.
 
 Option scoring uses vLLM's prompt log-probabilities on chat completions: the request followed by
 an assistant message holding the option (``continue_final_message``, no generation prompt),
@@ -27,22 +34,18 @@ The client is the ``openai`` package, the reference client of this API: its retr
 
 from __future__ import annotations
 
-import base64
-import io
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
 from mmsoc.core.io import UsageError
-from mmsoc.models.base import Audio, CannotScore, GenerationSettings, Image, OptionScores, Request, Text, Video
+from mmsoc.models.backends.api_content import ContextBudget, content, decoding
+from mmsoc.models.backends.api_dispatch import Call, Dispatcher, grouped, shared_prefix
+from mmsoc.models.base import CannotScore, GenerationSettings, OptionScores, Request
 from mmsoc.models.registry import ModelEntry, ModelOptions
 
 API_KEY_VARIABLES = ("MMSOC_API_KEY", "OPENAI_API_KEY")
-VIDEO_FRAMES = 8
-"""Frames sampled uniformly from each video (or frame folder) and sent as images."""
-JPEG_QUALITY = 90
 STANDARD_FIELDS = ("max_tokens", "seed", "temperature", "top_p")
 """Call fields of the OpenAI API itself; any others (vLLM's) travel as extra body fields."""
 
@@ -60,67 +63,21 @@ def api_key() -> str:
     return next((os.environ[name] for name in API_KEY_VARIABLES if os.environ.get(name)), "EMPTY")
 
 
-def image_url(path: str) -> str:
-    """The image file as a data URL (its own bytes, with the MIME type of the format PIL finds)."""
-    from PIL import Image as PILImage
-
-    with open(path, "rb") as handle:
-        data = handle.read()
-    with PILImage.open(io.BytesIO(data)) as image:
-        mime = PILImage.MIME.get(image.format or "", "image/png")
-    return f"data:{mime};base64,{base64.b64encode(data).decode()}"
-
-
-def frame_urls(path: str, frames: int = VIDEO_FRAMES) -> list[str]:
-    """Uniformly sampled frames of a video file or frame folder, each a JPEG data URL."""
-    from PIL import Image as PILImage
-
-    from mmsoc.media.decode import read_frames
-
-    urls = []
-    for frame in read_frames(path, num_frames=frames):
-        buffer = io.BytesIO()
-        PILImage.fromarray(frame).save(buffer, format="JPEG", quality=JPEG_QUALITY)
-        urls.append(f"data:image/jpeg;base64,{base64.b64encode(buffer.getvalue()).decode()}")
-    return urls
-
-
-def content(request: Request) -> list[dict[str, Any]]:
-    """The request's parts as chat content parts, in order; unreadable media raise ValueError naming it."""
-    from mmsoc.media.base import MediaError
-
-    parts: list[dict[str, Any]] = []
-    for part in request.parts:
-        try:
-            if isinstance(part, Text):
-                parts.append({"type": "text", "text": part.text})
-            elif isinstance(part, Image):
-                parts.append({"type": "image_url", "image_url": {"url": image_url(part.path)}})
-            elif isinstance(part, Video):
-                parts += [{"type": "image_url", "image_url": {"url": url}} for url in frame_urls(part.path)]
-            elif isinstance(part, Audio):
-                raise ValueError(f"{part.path}: the openai backend sends no audio")
-        except (OSError, MediaError) as err:
-            raise ValueError(f"cannot read {getattr(part, 'path', '')}: {err}") from None
-    return parts
-
-
-def decoding(settings: GenerationSettings, request: Request) -> dict[str, Any]:
-    """Sampling fields of a call: greedy -> temperature 0; nucleus -> temperature and top-p; the request's seed."""
-    fields: dict[str, Any] = {"max_tokens": settings.max_new_tokens, "seed": request.rng_seed}
-    if settings.greedy:
-        fields["temperature"] = 0.0
-    else:
-        fields.update(temperature=settings.temperature, top_p=settings.top_p)
-    return fields
-
-
 class OpenAIModel:
-    """Chat completions on a bounded pool of concurrent calls; answers in request order."""
+    """Chat completions on a bounded pool of concurrent calls, leader first per media group (the server's prefix
+    cache); answers in request order. ``requests_sent``, ``prefix_leaders`` and ``prefix_followers`` count calls."""
 
     modalities = frozenset({"text", "image", "video"})
 
-    def __init__(self, name: str, api_base: str, concurrency: int = 8, timeout: float = 600.0, retries: int = 6):
+    def __init__(
+        self,
+        name: str,
+        api_base: str,
+        concurrency: int = 8,
+        timeout: float = 600.0,
+        retries: int = 6,
+        max_context: int | None = None,
+    ):
         try:
             import openai
         except ImportError:
@@ -130,10 +87,41 @@ class OpenAIModel:
         self.name, self.api_base, self.retries = name, api_base, retries
         self._errors = openai
         self.client = openai.OpenAI(base_url=api_base, api_key=api_key(), max_retries=retries, timeout=timeout)
-        self.pool = ThreadPoolExecutor(concurrency, thread_name_prefix="mmsoc-api")
+        self.dispatcher = Dispatcher(concurrency)
         self._answered: dict[tuple[Request, GenerationSettings], str] = {}
         self._cannot_score: str | None = None
         self._check_served()
+        self.budget = None if max_context is None else ContextBudget(max_context, self._token_counter())
+
+    @property
+    def requests_sent(self) -> int:
+        """Chat completions sent (one per generated answer; one per option and one per prompt when scoring)."""
+        return self.dispatcher.sent
+
+    @property
+    def prefix_leaders(self) -> int:
+        """Calls sent alone first of their media group, so that the server has computed the shared prefix."""
+        return self.dispatcher.leaders
+
+    @property
+    def prefix_followers(self) -> int:
+        """Calls sent once their group's leader had returned (the shared prefix on the server by then)."""
+        return self.dispatcher.followers
+
+    def runtime(self) -> dict[str, Any]:
+        """The calls made and how they were ordered (for runtime.json)."""
+        return {
+            "path": "server",
+            "why": self.description,
+            "requests_sent": self.requests_sent,
+            "prefix_leaders": self.prefix_leaders,
+            "prefix_followers": self.prefix_followers,
+        }
+
+    @property
+    def description(self) -> str:
+        budget = self.budget.description if self.budget else "no --max-context"
+        return f"openai:{self.name} at {self.api_base}, the calls of a media group leader first; {budget}"
 
     def _check_served(self) -> None:
         """Fail early, in one line, when the server is unreachable, refuses the key or serves another model."""
@@ -149,6 +137,23 @@ class OpenAIModel:
             raise UsageError(
                 f"{self.api_base} serves {', '.join(served)}, not {self.name!r}; pass --model openai:{served[0]}"
             )
+
+    def _token_counter(self) -> Callable[[str, bool], int] | None:
+        """Exact token counts from vLLM's ``POST /tokenize`` (beside ``/v1``), or None where the server has none."""
+        url = self.api_base.rstrip("/").removesuffix("/v1") + "/tokenize"
+
+        def count(text: str, special: bool) -> int:
+            body = {"model": self.name, "prompt": text, "add_special_tokens": special}
+            answer = self.client.post(url, cast_to=object, body=body)
+            if not isinstance(answer, dict) or not isinstance(answer.get("count"), int):
+                raise RequestFailed(f"{url} answered without a token count: {str(answer)[:200]}")
+            return int(answer["count"])
+
+        try:
+            count("a", True)
+        except (self._errors.APIError, RequestFailed):
+            return None
+        return count
 
     def _refused_key(self, err: Any) -> str:
         return (
@@ -185,50 +190,91 @@ class OpenAIModel:
         seed = "" if request.seed is None else f", seed {request.seed}"
         return f"openai:{self.name} request for task {request.task!r} item {request.id!r}{seed}"
 
-    def _user(self, request: Request) -> dict[str, Any]:
-        """The request as one user message; unreadable media raise ValueError naming the item."""
-        try:
-            return {"role": "user", "content": content(request)}
-        except ValueError as err:
-            raise ValueError(f"{self._where(request)}: {err}") from None
+    # requests to calls ------------------------------------------------------------------------
+    def _users(
+        self, requests: Sequence[Request], new_tokens: int = 0, options: Sequence[Sequence[str]] = ()
+    ) -> list[Any]:
+        """Each request as one user message, the media of a group read once, checked against the context budget;
+        or why it cannot be sent (a ValueError naming the item: unreadable media, over ``--max-context``)."""
+        groups = grouped([shared_prefix(request) for request in requests])
+        options = options or [()] * len(requests)
+        jobs = [
+            Call(partial(self._group_users, [requests[k] for k in group], [options[k] for k in group], new_tokens))
+            for group in groups
+        ]
+        results, failures = self.dispatcher.run(jobs, counted=False)
+        users: list[Any] = [None] * len(requests)
+        for group, result, failure in zip(groups, results, failures):
+            for k, user in zip(group, result or [failure] * len(group)):
+                users[k] = user
+        return users
 
-    def _answer(self, request: Request, settings: GenerationSettings) -> str:
+    def _group_users(
+        self, requests: Sequence[Request], options: Sequence[Sequence[str]], new_tokens: int
+    ) -> list[dict[str, Any] | BaseException]:
+        head = shared_prefix(requests[0]) or ()
+        try:
+            shared = content(head)
+        except ValueError as err:
+            return [ValueError(f"{self._where(request)}: {err}") for request in requests]
+        return [self._user(request, shared, len(head), new_tokens, opts) for request, opts in zip(requests, options)]
+
+    def _user(
+        self, request: Request, shared: list[dict[str, Any]], skip: int, new_tokens: int, options: Sequence[str]
+    ) -> dict[str, Any] | BaseException:
+        """The request as one user message (``shared``: the content of its first ``skip`` parts), or why not."""
         where = self._where(request)
-        response = self._call(where, [self._user(request)], decoding(settings, request))
+        try:
+            user = {"role": "user", "content": [*shared, *content(request.parts[skip:])]}
+        except ValueError as err:
+            return ValueError(f"{where}: {err}")
+        if self.budget is not None:
+            try:
+                self.budget.check(where, request.prompt, new_tokens, options)
+            except ValueError as err:
+                return err
+            except (self._errors.APIError, RequestFailed) as err:
+                return RequestFailed(f"{where}: {self.api_base} did not count its tokens ({err})")
+        return user
+
+    def _send(
+        self, requests: Sequence[Request], users: Sequence[Any], calls_of: Callable[[int, Any], list[Callable[[], Any]]]
+    ) -> tuple[list[list[Any]], list[BaseException | None]]:
+        """Each request's call results and its first failure (None: none), the calls of each media group leader
+        first; ``calls_of(k, user)``: the calls of request ``k`` (one chat completion each)."""
+        calls: list[Call] = []
+        owners: list[int] = []
+        for k, (request, user) in enumerate(zip(requests, users)):
+            if not isinstance(user, BaseException):
+                jobs = calls_of(k, user)
+                calls += [Call(job, shared_prefix(request)) for job in jobs]
+                owners += [k] * len(jobs)
+        results, failures = self.dispatcher.run(calls)
+        out: list[list[Any]] = [[] for _ in requests]
+        first = [user if isinstance(user, BaseException) else None for user in users]
+        for k, result, failure in zip(owners, results, failures):
+            first[k] = first[k] or failure
+            out[k].append(result)
+        return out, first
+
+    def _answer(self, request: Request, user: dict[str, Any], settings: GenerationSettings) -> str:
+        where = self._where(request)
+        response = self._call(where, [user], decoding(settings, request))
         if not response.choices:
             raise RequestFailed(f"{where}: the server answered with no choices")
         return (response.choices[0].message.content or "").strip()
-
-    def _gather(self, jobs: Sequence[Callable[[], Any]]) -> tuple[list[Any], list[BaseException | None]]:
-        """Run jobs on the pool; (results, errors) in job order (None where a job failed / succeeded)."""
-        futures = [self.pool.submit(job) for job in jobs]
-        results: list[Any] = []
-        failures: list[BaseException | None] = []
-        try:
-            for future in futures:
-                try:
-                    results.append(future.result())
-                    failures.append(None)
-                except (OSError, ValueError, UsageError) as err:
-                    results.append(None)
-                    failures.append(err)
-        except BaseException:  # interrupted: calls not yet started are dropped, not sent
-            for future in futures:
-                future.cancel()
-            raise
-        return results, failures
 
     def generate(self, requests: Sequence[Request], settings: GenerationSettings) -> list[str]:
         """Responses in request order. If a call fails, the others' answers are kept for the item-by-item
         retry of the evaluation loop (which then asks only for the failed one again) and the failure is raised."""
         keys = [(request, settings) for request in requests]
         todo = [request for request, _ in dict.fromkeys(keys) if (request, settings) not in self._answered]
-        results, failures = self._gather([partial(self._answer, r, settings) for r in todo])
+        users = self._users(todo, settings.max_new_tokens)
+        results, failures = self._send(todo, users, lambda k, user: [partial(self._answer, todo[k], user, settings)])
         for request, result, failure in zip(todo, results, failures):
             if failure is None:
-                self._answered[(request, settings)] = result
-        fatal = next((f for f in failures if isinstance(f, UsageError)), None)
-        first = fatal or next((f for f in failures if f is not None), None)
+                self._answered[(request, settings)] = result[0]
+        first = _worst(failures)
         if first is not None:
             raise first
         answers = [self._answered[key] for key in keys]
@@ -241,20 +287,20 @@ class OpenAIModel:
         """Log-likelihood of each option as the assistant's reply (vLLM's prompt log-probabilities)."""
         if self._cannot_score:
             raise CannotScore(self._cannot_score)
-        jobs: list[Callable[[], Any]] = []
-        for request, opts in zip(requests, options):
-            jobs.append(partial(self._prompt_tokens, request))
-            jobs += [partial(self._option_tokens, request, option) for option in opts]
-        results, failures = self._gather(jobs)
-        first = next((f for f in failures if f is not None), None)
+
+        def calls_of(k: int, user: dict[str, Any]) -> list[Callable[[], Any]]:
+            request = requests[k]
+            prompt = partial(self._prompt_tokens, request, user)
+            return [prompt, *(partial(self._option_tokens, request, user, option) for option in options[k])]
+
+        results, failures = self._send(requests, self._users(requests, options=options), calls_of)
+        first = _worst(failures)
         if first is not None:
             if isinstance(first, CannotScore):
                 self._cannot_score = str(first)
             raise first
-        out, k = [], 0
-        for request, opts in zip(requests, options):
-            context, rows = results[k], results[k + 1 : k + 1 + len(opts)]
-            k += 1 + len(opts)
+        out = []
+        for request, opts, (context, *rows) in zip(requests, options, results):
             logliks = tuple(continuation_loglik(context, ids, logprobs, self._where(request)) for ids, logprobs in rows)
             out.append(OptionScores(logliks, tuple(len(o) for o in opts)))
         return out
@@ -275,15 +321,15 @@ class OpenAIModel:
             "server that does (vLLM); use --answer generate"
         )
 
-    def _prompt_tokens(self, request: Request) -> tuple[int, list[int] | None]:
+    def _prompt_tokens(self, request: Request, user: dict[str, Any]) -> tuple[int, list[int] | None]:
         """(length, token ids or None) of the request's prompt with the generation prompt."""
-        response = self._scoring_call(request, [self._user(request)], {})
+        response = self._scoring_call(request, [user], {})
         ids = (response.model_extra or {}).get("prompt_token_ids")
         return int(response.usage.prompt_tokens if ids is None else len(ids)), ids
 
-    def _option_tokens(self, request: Request, option: str) -> tuple[list[int] | None, list[Any]]:
+    def _option_tokens(self, request: Request, user: dict[str, Any], option: str) -> tuple[list[int] | None, list[Any]]:
         """(token ids or None, prompt log-probabilities) of the request followed by ``option`` as the reply."""
-        messages = [self._user(request), {"role": "assistant", "content": [{"type": "text", "text": option}]}]
+        messages = [user, {"role": "assistant", "content": [{"type": "text", "text": option}]}]
         response = self._scoring_call(
             request, messages, {"add_generation_prompt": False, "continue_final_message": True, "prompt_logprobs": 0}
         )
@@ -291,6 +337,12 @@ class OpenAIModel:
         if not extra.get("prompt_logprobs"):
             raise CannotScore(self._no_logprobs("its answers carry no prompt_logprobs"))
         return extra.get("prompt_token_ids"), extra["prompt_logprobs"]
+
+
+def _worst(failures: Sequence[BaseException | None]) -> BaseException | None:
+    """The failure to raise for a batch: one the user must act on first (a refused key, no scoring), else the first."""
+    found = [failure for failure in failures if failure is not None]
+    return next((f for f in found if isinstance(f, (UsageError, CannotScore))), found[0] if found else None)
 
 
 def continuation_loglik(
@@ -332,7 +384,9 @@ def build(arg: str, options: ModelOptions) -> OpenAIModel:
         raise ValueError("name the served model: --model openai:NAME (as the server's /v1/models lists it)")
     if not options.api_base:
         raise ValueError("--model openai:NAME needs --api-base URL (e.g. http://localhost:8000/v1)")
-    return OpenAIModel(arg, options.api_base, options.concurrency, options.timeout, options.retries)
+    return OpenAIModel(
+        arg, options.api_base, options.concurrency, options.timeout, options.retries, options.max_context
+    )
 
 
 MODEL = ModelEntry(

@@ -1,7 +1,8 @@
 """Batches for training with the loss on answer tokens only.
 
 Each prompt goes through the model's processor (so image placeholders expand to the model's image
-tokens); the target is tokenised separately and appended with an end-of-sequence token. Labels are
+tokens); the target is tokenised in context, as an answer is scored after its prompt
+(``mmsoc.models.prompting.answer_tokens``), and appended with an end-of-sequence token. Labels are
 -100 on every prompt, image and padding position, so only the answer (and explanation) is learnt.
 Other per-token inputs (Qwen-VL's ``mm_token_type_ids``) are extended over the target as text.
 """
@@ -14,6 +15,7 @@ import torch
 from PIL import Image
 
 from mmsoc.models.base import Request
+from mmsoc.models.prompting import answer_tokens
 from mmsoc.runners.finetune.data import TrainItem
 
 IGNORE_INDEX = -100
@@ -52,8 +54,10 @@ class TrainCollator:
         kwargs = {"images": images} if images else {}
         return dict(self.processor(text=[self.format_prompt(request)], return_tensors="pt", **kwargs))
 
-    def target_ids(self, target: str) -> list[int]:
-        ids = self.tokenizer(target, add_special_tokens=False)["input_ids"][: self.max_target_tokens - 1]
+    def target_ids(self, prompt: str, target: str) -> list[int]:
+        """The target's tokens as they follow the prompt (tokenised in context, as answers are scored),
+        then end-of-sequence."""
+        ids = answer_tokens(self.tokenizer, prompt, target)[: self.max_target_tokens - 1]
         return [*ids, self.tokenizer.eos_token_id]
 
     def __call__(self, items: Sequence[TrainItem]) -> dict[str, torch.Tensor]:
@@ -62,7 +66,7 @@ class TrainCollator:
             encoded = self.encode_prompt(item.request)
             prompt = encoded.pop("input_ids")[0]
             encoded.pop("attention_mask", None)
-            target = torch.tensor(self.target_ids(item.target), dtype=prompt.dtype)
+            target = torch.tensor(self.target_ids(self.format_prompt(item.request), item.target), dtype=prompt.dtype)
             rows.append(torch.cat([prompt, target]))
             labels.append(torch.cat([torch.full_like(prompt, IGNORE_INDEX), target]))
             for key, value in encoded.items():

@@ -20,7 +20,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import shutil
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -39,10 +38,11 @@ from transformers import get_cosine_schedule_with_warmup
 from mmsoc.core.distributed import make_accelerator, process_state
 from mmsoc.core.io import JsonlAppender, UsageError, read_jsonl, write_json, write_jsonl
 from mmsoc.core.runfolder import RunFolder
-from mmsoc.models.base import Request
-from mmsoc.models.families import Family, format_prompt
+from mmsoc.models.families import Family
+from mmsoc.models.prompting import format_prompt
 from mmsoc.runners.finetune.collate import TrainCollator
 from mmsoc.runners.finetune.data import TrainItem
+from mmsoc.runners.finetune.lora import ATTENTION, lora_targets
 from mmsoc.runners.training import (
     LoopSettings,
     LoopState,
@@ -64,22 +64,19 @@ CHECKPOINT_FORMAT = "mmsoc-checkpoint-v1"
 
 @dataclass(frozen=True)
 class LoraSettings:
-    """LoRA shape; adapters go on the language model's linear layers with these names (``lm_head``
-    included when named), never on the vision tower or projector."""
+    """LoRA shape and where it goes: inside the language model only (``mmsoc.runners.finetune.lora``),
+    on the linear layers named ``target_modules`` (``lm_head`` included when named; ``attention``: the
+    architecture's attention projections, whatever it calls them); ``mlp`` adds its MLP projections."""
 
     rank: int = 8
     alpha: int = 16
     dropout: float = 0.05
-    target_modules: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj")
+    target_modules: tuple[str, ...] = (ATTENTION,)
+    mlp: bool = False
 
-    def peft_config(self) -> LoraConfig:
-        names = "|".join(re.escape(name) for name in self.target_modules)
-        return LoraConfig(
-            r=self.rank,
-            lora_alpha=self.alpha,
-            lora_dropout=self.dropout,
-            target_modules=rf"(.*language_model.*\.)?({names})",
-        )
+    def peft_config(self, targets: list[str]) -> LoraConfig:
+        """peft's configuration over ``targets``, full module names (``lora_targets``)."""
+        return LoraConfig(r=self.rank, lora_alpha=self.alpha, lora_dropout=self.dropout, target_modules=targets)
 
 
 @dataclass(frozen=True)
@@ -175,15 +172,16 @@ def train_lora(
     meta: dict | None = None,
     progress: bool = False,
     on_step: Callable[[int, float], None] | None = None,
-    encode: Callable[[Request], dict] | None = None,
+    inputs: Any = None,
 ) -> TrainResult:
     """Fine-tune LoRA adapters on ``items`` and save them (peft format) to ``out_dir``.
 
     Writes ``config.json`` (the run's identity: resuming with other settings is refused, naming the
     fields), ``train_log.jsonl`` (loss per optimizer step), checkpoints every ``save_every`` steps
     under ``checkpoints/step-N`` and ``finetune_config.json``. ``on_step(step, loss)`` is called
-    after each optimizer step. ``encode(request)`` gives a prompt's processor inputs when the
-    request carries more than images (video or audio, ``mmsoc.models.video``).
+    after each optimizer step. ``inputs`` (``mmsoc.models.inputs.ModelInputs``) gives each prompt and its
+    processor inputs when requests carry more than images (video or audio), in the prompt format the
+    evaluation uses; without it, the checkpoint's chat template (or the family's format) over the images.
     """
     if not items:
         raise ValueError("no training items")
@@ -193,6 +191,7 @@ def train_lora(
     accum = max(1, math.ceil(settings.batch_size / (micro * world)))
     loop = LoopSettings(settings.epochs, micro, accum, settings.max_grad_norm, settings.max_steps, settings.seed)
     base_model = getattr(model.config, "_name_or_path", "")
+    targets = lora_targets(model, lora.target_modules, lora.mlp)  # a bad name is refused before the folder is taken
     identity = run_identity(lora, settings, items, meta, base_model, family)
     check_out_dir(out_dir, resume, identity)  # before anything is built
     folder = RunFolder(out_dir)
@@ -220,14 +219,14 @@ def train_lora(
             family,
             items,
             out_dir,
-            lora,
+            lora.peft_config(targets),
             settings,
             loop,
             resume,
             config,
             progress,
             on_step,
-            encode,
+            inputs,
         )
 
 
@@ -238,17 +237,17 @@ def _train(
     family: Family,
     items: Sequence[TrainItem],
     out_dir: Path,
-    lora: LoraSettings,
+    peft_config: LoraConfig,
     settings: TrainSettings,
     loop: LoopSettings,
     resume: bool,
     config: dict,
     progress: bool,
     on_step: Callable[[int, float], None] | None,
-    encode: Callable[[Request], dict] | None = None,
+    inputs: Any = None,
 ) -> TrainResult:
     set_seed(settings.seed)  # every generator a checkpoint records (Python, NumPy, torch): same seed, same bytes
-    model = get_peft_model(model, lora.peft_config())
+    model = get_peft_model(model, peft_config)
     model.train()
     optimizer = torch.optim.AdamW(
         [p for p in model.parameters() if p.requires_grad],
@@ -258,9 +257,17 @@ def _train(
     total = config["total_steps"]
     scheduler = get_cosine_schedule_with_warmup(optimizer, math.ceil(settings.warmup_ratio * total), total)
     model, optimizer = accelerator.prepare(model, optimizer)
-    collator = TrainCollator(
-        processor, lambda r: format_prompt(family, processor, r.parts), settings.max_target_tokens, encode
-    )
+    if inputs is not None:
+        collator = TrainCollator(
+            processor,
+            lambda r: inputs.prompts([r])[0],
+            settings.max_target_tokens,
+            lambda r: inputs.prepare([r], "right"),
+        )
+    else:
+        collator = TrainCollator(
+            processor, lambda r: format_prompt(family, processor, r.parts), settings.max_target_tokens
+        )
 
     step, start = 0, None
     if resume and (start := latest_checkpoint(out_dir)) is not None:
