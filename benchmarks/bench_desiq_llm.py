@@ -102,7 +102,7 @@ def main() -> None:
 
     from desiq.llm.evaluate import EvalOptions
     from desiq.sample import write_sample
-    from mmsoc.models.registry import MediaSettings
+    from mmsoc.models.registry import MediaSettings, ModelOptions
 
     torch.set_num_threads(args.threads)
     sys.path.insert(0, str(TESTS))
@@ -127,9 +127,7 @@ def main() -> None:
                 inputs="q+a+t+v",
                 limit=args.limit,
                 batch_size=args.batch_size,
-                media=media,
-                device=args.device,
-                prefix_cache=setting,
+                model=ModelOptions(media=media, device=args.device, prefix_cache=setting),
             )
             results[setting] = run(model, data, tmp_path / f"run-{setting}", options)
     load_end = os.getloadavg()

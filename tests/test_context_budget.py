@@ -213,3 +213,22 @@ def test_mmsoc_eval_cuts_a_long_news_text_to_fit_and_logs_the_prompt(llava, tmp_
     assert result.exit_code == 0, result.output
     problems = [json.loads(line) for line in (refused / "problems.jsonl").open()]
     assert len(problems) == 2 and all("exceed the context of 660" in p["problem"] for p in problems)
+
+
+def test_fine_tuning_prompts_are_cut_to_fit_with_their_targets(llava):
+    from mmsoc.models.inputs import ModelInputs
+    from mmsoc.models.registry import ModelOptions
+    from mmsoc.runners.finetune.data import build_training_set
+    from mmsoc.runners.fitting import counter_of
+    from mmsoc.tasks.data import LoadOptions, load_examples
+    from mmsoc.tasks.prompts import prompt_for
+
+    task = "misinfo_politifact"
+    examples = load_examples(task, "sample", split="train", limit=2, options=LoadOptions(text_length=0)).examples
+    inputs = ModelInputs.from_files(llava.model, ModelOptions(max_context=660))
+    training = build_training_set(examples, {task: prompt_for(task)[0]}, None, counter_of(inputs))
+    assert len(training.items) == 2 and training.text_tokens_dropped > 0
+    for item in training.items:
+        assert inputs.prompt_tokens(item.request) + inputs.text_tokens(f" {item.target}") + 1 <= 660
+    whole = build_training_set(examples, {task: prompt_for(task)[0]})  # without a model: as before
+    assert [item.request for item in whole.items] != [item.request for item in training.items]

@@ -231,8 +231,8 @@ def test_fine_tuning_targets_are_the_answers_as_asked_with_teacher_explanations(
     items = sample_items("train")[:3]
     builder = RequestBuilder(get_prompt(), InputSetting.parse("q+a"), None, frozenset({"text", "image", "video"}))
     table = {("", items[1].id): Explanation(items[1].id, "Her voice  is\nshaking.")}
-    pairs, problems, masked = training_items(items, builder, None, table)
-    assert problems == [] and masked == 0
+    pairs, problems, counts = training_items(items, builder, None, table)
+    assert problems == [] and counts["without_media"] == 0
     letters = "ABCD"
     assert pairs[0].target == f"{letters[items[0].answer_idx]}. {items[0].answer}" and not pairs[0].explained
     assert pairs[1].target == f"{letters[items[1].answer_idx]}. {items[1].answer} Explanation: Her voice is shaking."

@@ -81,7 +81,17 @@ def test_shared_prefix_scores_and_greedy_generation_equal_the_full_path(env, nam
     assert shared_run["tokens_processed"] < full_run["tokens_processed"]
 
 
-def test_every_condition_encodes_each_video_once_and_counts_its_work(env, tmp_path):
+def test_every_condition_encodes_each_video_once_and_counts_its_work(env, tmp_path, monkeypatch):
+    from transformers.models.clip import modeling_clip
+
+    seen: list[int] = []
+    embed = modeling_clip.CLIPVisionEmbeddings.forward
+
+    def counting(self, pixel_values, *args, **kwargs):  # the real tower still runs; its frames are counted
+        seen.append(pixel_values.shape[0])
+        return embed(self, pixel_values, *args, **kwargs)
+
+    monkeypatch.setattr(modeling_clip.CLIPVisionEmbeddings, "forward", counting)
     out = tmp_path / "run"
     result = CliRunner().invoke(
         app,
@@ -95,7 +105,7 @@ def test_every_condition_encodes_each_video_once_and_counts_its_work(env, tmp_pa
     rows = [json.loads(line) for line in (out / "predictions.jsonl").open()]
     videos = {row["vid_name"] for row in rows}
     assert len(videos) == 2 and runtime["path"] == "shared-prefix"
-    assert runtime["frames_encoded"] == 4 * len(videos)  # the distinct frames of the run, each once
+    assert sum(seen) == runtime["frames_encoded"] == 4 * len(videos)  # the distinct frames, each through once
     assert runtime["prefix_passes"] == 2 * len(videos)  # per video: its media, and its questions asked blind
     assert runtime["rows_scored"] == sum(len(row["options"]) for row in rows)
     assert f"frames_encoded {4 * len(videos)}" in result.output

@@ -179,20 +179,16 @@ def eval_command(
         prompt=prompt,
         prompts_file=prompts_file,
         max_new_tokens=max_new_tokens,
-        adapter=adapter,
-        dtype=model_flags.dtype,
-        device=device,
-        media=_media(num_frames, fps, video_as, cache_dir),
-        device_map=model_flags.device_map,
-        attn_implementation=model_flags.attn_implementation,
-        chat_template=model_flags.chat_template,
-        generation_config=model_flags.generation_config,
-        prefix_cache=flags.choice("--prefix-cache", prefix_cache, ("auto", "off")),
-        max_context=model_flags.max_context,
         fit=model_flags.fit,
         log_prompts=log_prompts,
         progress=progress,
-        api_base=api_base,
+        model=model_flags.model_options(
+            device=device,
+            adapter=adapter,
+            media=_media(num_frames, fps, video_as, cache_dir),
+            prefix_cache=flags.choice("--prefix-cache", prefix_cache, ("auto", "off")),
+            api_base=api_base,
+        ),
     )
     metrics = evaluate(model, data, out, options)
     if metrics is None:

@@ -15,7 +15,7 @@ RUN_DIR/conditions/       each condition's questions as asked, as Social-IQ 2.0 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,24 +46,17 @@ class EvalOptions:
     prompt: str = DEFAULT_PROMPT
     prompts_file: Path | None = None
     max_new_tokens: int = 32
-    adapter: str | None = None
-    dtype: str = "auto"
-    device: str = "auto"
-    media: MediaSettings = field(default_factory=MediaSettings)
-    device_map: str | None = None
-    attn_implementation: str | None = None
-    chat_template: str | None = None
-    """A chat-template file that replaces the checkpoint's own (``--chat-template``)."""
-    generation_config: str = "neutral"
-    prefix_cache: str = "auto"
-    max_context: int | None = None
     fit: str = "drop"
     """Over the context: ``drop`` frames, then transcript tokens; ``error`` refuses the question."""
     log_prompts: bool = False
     """Write the exact prompt text into each prediction row."""
     progress: bool = False
-    api_base: str | None = None
-    """URL of an OpenAI-compatible server, for ``--model openai:NAME``."""
+    model: ModelOptions = field(default_factory=ModelOptions)
+    """How the model is loaded, prompted and run (dtype, device, adapter, media, chat template, server ...)."""
+
+    @property
+    def media(self) -> MediaSettings:
+        return self.model.media
 
 
 def file_sha256(path: Path) -> str:
@@ -97,47 +90,21 @@ def model_media(model: str, media: MediaSettings) -> tuple[frozenset[str], dict[
     return recipe.modalities, how, fixed
 
 
-def model_options(options: EvalOptions) -> ModelOptions:
-    """The backend's options for a ``desiq eval`` run."""
-    return ModelOptions(
-        dtype=options.dtype,
-        device=options.device,
-        adapter=options.adapter,
-        api_base=options.api_base,
-        media=options.media,
-        device_map=options.device_map,
-        attn_implementation=options.attn_implementation,
-        chat_template=options.chat_template,
-        generation_config=options.generation_config,
-        prefix_cache=options.prefix_cache,
-        max_context=options.max_context,
-        batch_size=options.batch_size,
-    )
-
-
 def model_identity(model: str, options: EvalOptions, settings: GenerationSettings) -> dict[str, Any]:
     """What the run records of how the model is run: prompt format, decoding, context budget, kernels."""
-    from mmsoc.models.registry import BACKENDS, DEFAULT_BACKEND, resolve
+    from mmsoc.models.inputs import describe_model
 
-    entry, arg = resolve(model)
-    local = entry is BACKENDS.get(DEFAULT_BACKEND)
-    out: dict[str, Any] = {
-        "device_map": options.device_map,
-        "attn_implementation": options.attn_implementation,
-        "prefix_cache": options.prefix_cache,
-        "max_context": options.max_context,
+    written = settings if options.answer == "generate" else None
+    run = options.model
+    return {
+        "device_map": run.device_map,
+        "attn_implementation": run.attn_implementation,
+        "prefix_cache": run.prefix_cache,
+        "max_context": run.max_context,
         "fit": options.fit,
         "log_prompts": options.log_prompts,
+        **describe_model(model, written, run.chat_template, run.generation_config),
     }
-    if local:
-        from mmsoc.models.prompting import describe_format
-
-        out["prompt_format"] = describe_format(arg, options.chat_template)
-    if options.answer == "generate":
-        from mmsoc.models.decoding import describe
-
-        out["decoding"] = describe(arg, settings, options.generation_config) if local else settings.to_json()
-    return out
 
 
 def write_conditions(asked: list, folder: Path) -> None:
@@ -183,7 +150,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
     identity = {
         "command": "desiq eval",
         "model": model,
-        "adapter": options.adapter,
+        "adapter": options.model.adapter,
         "data": str(source.qa.resolve()),
         "data_sha256": file_sha256(source.qa),
         "media_root": str(source.media_root.resolve()) if source.media_root else None,
@@ -195,7 +162,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         "seed": options.seed,
         "prompt": prompt.version,
         "max_new_tokens": options.max_new_tokens if options.answer == "generate" else None,
-        "dtype": options.dtype,
+        "dtype": options.model.dtype,
         "limit": options.limit,
         **model_identity(model, options, settings),
     }
@@ -203,7 +170,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
     def make_answerer() -> Answerer:
         from mmsoc.models.registry import make_model
 
-        backend = make_model(model, model_options(options))
+        backend = make_model(model, replace(options.model, batch_size=options.batch_size))
         return Answerer(backend, builder, options.answer, settings, options.fit, options.log_prompts)
 
     rows = run_asked(asked, identity, out, make_answerer, options.progress)
@@ -213,7 +180,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         return None
     header = {
         "model": model,
-        "adapter": options.adapter,
+        "adapter": options.model.adapter,
         "inputs": setting.name,
         "split": source.split,
         "prompt": prompt.version,

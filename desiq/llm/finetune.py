@@ -46,7 +46,10 @@ class FinetuneOptions:
 
 
 def _decodable(built: Built, builder: RequestBuilder, asked: Asked, store: Any) -> Built:
-    """The request, or the same question without the media that cannot be decoded."""
+    """The request, or the same question without the media that cannot be decoded (``store``: where media are
+    decoded; None: not checked)."""
+    if store is None:
+        return built
     bad = []
     for path in built.request.media(Video):
         try:
@@ -64,9 +67,9 @@ def _decodable(built: Built, builder: RequestBuilder, asked: Asked, store: Any) 
 def training_items(
     items: list[MCQAItem], builder: RequestBuilder, inputs: Any, explanations: dict | None, fit: str = "drop"
 ) -> tuple[list, list[dict[str, str]], dict[str, int]]:
-    """(training pairs, problems, counts): each prompt fitted to the model's context as ``desiq eval``
-    fits it (frames dropped, then transcript tokens); counts of questions trained without some of their
-    media, with frames dropped, and the transcript tokens dropped."""
+    """(training pairs, problems, counts): each prompt fitted to the context of ``inputs`` (the model's input
+    side; None: not fitted) as ``desiq eval`` fits it (frames dropped, then transcript tokens); counts of
+    questions trained without some of their media, with frames dropped, and the transcript tokens dropped."""
     from desiq.llm.run import fit_asked
     from mmsoc.runners.finetune.data import TrainItem
     from mmsoc.runners.finetune.explanations import find_explanation
@@ -80,10 +83,10 @@ def training_items(
             continue
         asked = Asked(ORIGINAL, "A4", 0, item, item.id)
         found = find_explanation(explanations, TASK, item.id) if explanations is not None else None
-        decodable = _decodable(builder.build(asked), builder, asked, inputs.media)
+        decodable = _decodable(builder.build(asked), builder, asked, inputs.media if inputs is not None else None)
         target = with_explanation(decodable.answers[item.answer_idx], found.explanation if found else None)
         mask = [m for m in ("video", "audio") if m in decodable.missing]
-        reserve = inputs.text_tokens(f" {target}") + 1
+        reserve = inputs.text_tokens(f" {target}") + 1 if inputs is not None else 0
         (built,) = fit_asked(inputs, builder, [asked], [mask], lambda _, n=reserve: n, fit)
         if not isinstance(built, Built):
             problems.append({"id": item.id, "problem": f"{type(built).__name__}: {built}"})

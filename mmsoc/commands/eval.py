@@ -111,7 +111,8 @@ def eval_command(
 
     from mmsoc.core.batching import parse_batch_size
     from mmsoc.models.base import GenerationSettings
-    from mmsoc.models.registry import ModelOptions, make_model, modalities
+    from mmsoc.models.inputs import describe_model
+    from mmsoc.models.registry import make_model, modalities
     from mmsoc.runners.config import RunConfig
     from mmsoc.runners.eval import resolve_prompts, run_eval
     from mmsoc.tasks import parse_task_list
@@ -136,17 +137,12 @@ def eval_command(
         prompt_version={t: v for t, (_, v) in prompts.items()},
         text_length=text_length,
         **asdict(flags),
+        **describe_model(model, settings, flags.chat_template, flags.generation_config),
     )
-    model_options = ModelOptions(
+    model_options = flags.model_options(
         data=data_id,
-        dtype=flags.dtype,
         device=device,
         adapter=adapter,
-        device_map=flags.device_map,
-        attn_implementation=flags.attn_implementation,
-        chat_template=flags.chat_template,
-        generation_config=flags.generation_config,
-        max_context=flags.max_context,
         api_base=api_base,
         concurrency=concurrency,
         timeout=request_timeout,

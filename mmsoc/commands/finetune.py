@@ -99,7 +99,9 @@ def finetune(
     """LoRA fine-tuning of MODEL on one or more tasks at once (answer tokens only carry the loss)."""
     from mmsoc.core.distributed import process_state
     from mmsoc.core.io import write_jsonl
+    from mmsoc.models.inputs import ModelInputs
     from mmsoc.models.loading import check_attn_implementation, load_hf_model
+    from mmsoc.models.registry import ModelOptions
     from mmsoc.runners.finetune.data import build_training_set
     from mmsoc.runners.finetune.explanations import read_explanations
     from mmsoc.runners.finetune.lora import layer_names
@@ -111,6 +113,7 @@ def finetune(
         run_identity,
         train_lora,
     )
+    from mmsoc.runners.fitting import counter_of
     from mmsoc.tasks import parse_task_list
 
     lora = LoraSettings(rank, alpha, dropout, layer_names(target_modules), lora_mlp)
@@ -131,7 +134,8 @@ def finetune(
     prompts = _prompts(task_ids, model, prompt_version, prompts_file)
     examples, problems = _load(task_ids, data, split, limit, text_length)
     table = read_explanations(explanations) if explanations else None
-    training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table)
+    inputs = ModelInputs.from_files(model, ModelOptions())  # the prompts fitted as evaluation fits them
+    training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table, counter_of(inputs))
     meta = {
         "tasks": list(task_ids),
         "data": data,
@@ -142,6 +146,9 @@ def finetune(
         "explanations": str(explanations) if explanations else None,
         "explained": sum(item.explained for item in training.items),
         "skipped": len(problems) + len(training.problems),
+        "text_tokens_dropped": training.text_tokens_dropped,
+        "max_prompt_tokens": training.max_prompt_tokens,
+        "prompt_format": inputs.format.describe(),
     }
     weights, spread = _training_dtype(dtype, resolve_precision(precision)), options.device_map_of(device_map)
     check_attn_implementation(attn_implementation)

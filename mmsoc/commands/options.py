@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -114,6 +114,20 @@ class ModelFlags:
     generation_config: str
     max_context: int | None
     fit: str
+
+    def model_options(self, **fields: Any) -> Any:
+        """The backend's options these flags set, with the command's other ``fields`` (device, media ...)."""
+        from mmsoc.models.registry import ModelOptions
+
+        return ModelOptions(
+            dtype=self.dtype,
+            device_map=self.device_map,
+            attn_implementation=self.attn_implementation,
+            chat_template=self.chat_template,
+            generation_config=self.generation_config,
+            max_context=self.max_context,
+            **fields,
+        )
 
 
 def model_flags(

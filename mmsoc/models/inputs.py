@@ -13,7 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from mmsoc.models.base import Request
+from mmsoc.models.base import GenerationSettings, Request
 from mmsoc.models.families import Family
 from mmsoc.models.registry import ModelOptions
 
@@ -134,3 +134,24 @@ def _expansion_key(request: Request) -> tuple:
         elif isinstance(part, (Video, Audio)):
             key.append((type(part).__name__, part.path, getattr(part, "frames", None)))
     return tuple(key)
+
+
+def describe_model(
+    model: str, settings: GenerationSettings | None, chat_template: str | None, generation_config: str = "neutral"
+) -> dict[str, Any]:
+    """What a run records of how a ``--model`` is prompted and decodes, from its files alone (no weights):
+    ``prompt_format`` for an in-process model, ``decoding`` when it writes (``settings``)."""
+    from mmsoc.models.registry import BACKENDS, DEFAULT_BACKEND, resolve
+
+    entry, arg = resolve(model)
+    local = entry is BACKENDS.get(DEFAULT_BACKEND)
+    out: dict[str, Any] = {}
+    if local:
+        from mmsoc.models.prompting import describe_format
+
+        out["prompt_format"] = describe_format(arg, chat_template)
+    if settings is not None:
+        from mmsoc.models.decoding import describe
+
+        out["decoding"] = describe(arg, settings, generation_config) if local else settings.to_json()
+    return out

@@ -9,6 +9,9 @@ cache (the second level), and its options' tokens run as one batch against a cop
 so every real token keeps its position). A token is scored from the same logits as on the full path, so
 the two agree to float precision; ``--prefix-cache off`` runs the full path.
 
+Memory stays bounded: one prefix cache (batch 1) at a time, copied for one request and then for its options;
+a group whose prefix does not fit in accelerator memory, or whose prompts share no prefix holding their
+media, runs on the full path (``--batch-size auto`` halving there) and is counted (``groups_unshared``).
 Families whose forward needs the media on every call (BLIP-2, InstructBLIP: the Q-Former output is
 not in the cache) and encoder-decoder models take the full path; ``runtime.json`` says which ran and why.
 """
@@ -96,22 +99,30 @@ class SharedPrefix:
         self.stateful = [m for m in owner.model.modules() if hasattr(m, "rope_deltas")]
         """Modules that keep position state from their last prefill (Qwen-VL's rope deltas)."""
         self._last: tuple[tuple, Prefix] | None = None
+        self.fallbacks = 0
+        """Groups that took the full path (no shared prefix holding their media, or out of memory)."""
 
     def score(
         self, requests: Sequence[Request], prompts: Sequence[str], targets: Sequence[Sequence[Sequence[int]]]
     ) -> list[list[float]]:
+        from mmsoc.core.batching import free_accelerator_memory, is_out_of_memory
+
         out: list[list[float]] = [[] for _ in requests]
         for group in _groups(requests):
             ids = [self.owner.inputs.prompt_ids(prompts[i]) for i in group]
             try:
                 prefix = self._prefix(requests[group[0]], ids)
-            except CannotShare:
+                for i, row in zip(group, ids):
+                    out[i] = self._score_one(prefix, row[prefix.text :], targets[i])
+            except Exception as err:  # a group that cannot share, or does not fit in memory, runs whole
+                if not isinstance(err, CannotShare) and not is_out_of_memory(err):
+                    raise
+                self._last = None
+                free_accelerator_memory()
+                self.fallbacks += 1
                 full = self.owner._score_full([requests[i] for i in group], [targets[i] for i in group])
                 for i, scores in zip(group, full):
                     out[i] = scores
-                continue
-            for i, row in zip(group, ids):
-                out[i] = self._score_one(prefix, row[prefix.text :], targets[i])
         return out
 
     def generate(self, requests: Sequence[Request], settings: GenerationSettings) -> list[str]:

@@ -38,6 +38,10 @@ class RunConfig:
     max_context: int | None = None
     fit: str = "drop"
     """A request over the context: ``drop`` frames, then words of the text; ``error`` refuses it."""
+    prompt_format: dict | None = None
+    """Where the prompt format comes from (``mmsoc.models.prompting``), for an in-process model."""
+    decoding: dict | None = None
+    """Every effective decoding setting (``mmsoc.models.decoding``)."""
 
     @classmethod
     def create(cls, settings: GenerationSettings, seeds: tuple[int, ...] | None, **fields) -> RunConfig:

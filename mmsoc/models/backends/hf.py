@@ -156,6 +156,7 @@ class HFModel:
             "path": self.path,
             "why": self.why,
             "rows_per_pass": str(self.sizer.size),
+            "groups_unshared": self.prefix.fallbacks if self.prefix is not None else 0,
             **self.work.to_json(),
         }
 

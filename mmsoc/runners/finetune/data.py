@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from mmsoc.core.records import Example
 from mmsoc.models.base import Request
@@ -26,6 +27,9 @@ class TrainingSet:
     """Training pairs plus the items that could not become one (id, task, reason)."""
 
     items: list[TrainItem] = field(default_factory=list)
+    text_tokens_dropped: int = 0
+    """Text tokens cut to fit the model's context, over all items."""
+    max_prompt_tokens: int = 0
     problems: list[dict[str, str]] = field(default_factory=list)
 
 
@@ -45,10 +49,14 @@ def build_training_set(
     examples: Iterable[Example],
     prompts: Mapping[str, str],
     explanations: Mapping[tuple[str, str], Explanation] | None = None,
+    inputs: Any = None,
 ) -> TrainingSet:
     """Pair each labelled example with its canonical answer (and teacher explanation, when a table
     is given). Items without a label or an image, or with a label outside the task's answer set, are
-    skipped and recorded."""
+    skipped and recorded. With ``inputs`` (a model's input side, ``mmsoc.models.inputs``), each request
+    is fitted to the model's context with its target (``mmsoc.runners.fitting``: the text cut as needed)."""
+    from mmsoc.runners.fitting import fit_request
+
     result = TrainingSet()
     for example in examples:
         try:
@@ -61,11 +69,17 @@ def build_training_set(
             result.problems.append({"task": example.task, "id": example.id, "reason": str(err)})
             continue
         found = find_explanation(explanations, example.task, example.id) if explanations is not None else None
-        result.items.append(
-            TrainItem(
-                request_for(example, prompts[example.task]),
-                with_explanation(target, found.explanation if found else None),
-                explained=found is not None,
+        target = with_explanation(target, found.explanation if found else None)
+        request = request_for(example, prompts[example.task])
+        if inputs is not None:
+            fit = fit_request(
+                inputs, example, prompts[example.task], request, inputs.text_tokens(f" {target}") + 1, "drop"
             )
-        )
+            if isinstance(fit, str):
+                result.problems.append({"task": example.task, "id": example.id, "reason": fit})
+                continue
+            request = fit.request
+            result.text_tokens_dropped += fit.text_tokens_dropped
+            result.max_prompt_tokens = max(result.max_prompt_tokens, fit.prompt_tokens)
+        result.items.append(TrainItem(request, target, explained=found is not None))
     return result
