@@ -14,7 +14,7 @@ import json
 import pytest
 import torch
 from PIL import Image as PILImage
-from tiny_models import build_tiny_instructblip, build_tiny_llava
+from tiny_models import build_tiny_llava
 from typer.testing import CliRunner
 
 from desiq.cli import app
@@ -75,9 +75,13 @@ def test_answers_are_scored_as_tokenised_after_the_prompt(llava):
 
 
 def test_decoding_ignores_the_checkpoints_generation_config_unless_asked(llava, tmp_path):
+    """On LLaVA-1.5's real input side (336 px, 576 image tokens, its Llama tokenizer and chat template)."""
     import shutil
 
-    folder, image = llava
+    from real_shaped import build_llava_1_5
+
+    _, image = llava
+    folder = build_llava_1_5(tmp_path / "llava15")
     settings = GenerationSettings(greedy=True, max_new_tokens=12)
     requests = [Request("t", str(k), (Image(str(image)), Text(f"Describe picture {k}."))) for k in range(4)]
     plain = HFModel(str(folder), device="cpu")
@@ -125,15 +129,21 @@ def test_desiq_eval_records_the_prompt_format_and_decoding(llava, tmp_path):
 
 
 def test_a_long_instruction_is_truncated_to_the_qformers_positions(tmp_path):
-    folder = build_tiny_instructblip(tmp_path / "iblip")
-    model = HFModel(str(folder), device="cpu")
+    """InstructBLIP-Vicuna's Q-Former (BERT WordPiece, 512 positions) takes the instruction as LAVIS gives it:
+    truncated to its positions, [CLS] first and [SEP] last; the language model still reads the whole prompt."""
+    from real_shaped import build_instructblip_vicuna
+
+    model = HFModel(str(build_instructblip_vicuna(tmp_path / "iblip")), device="cpu")
     image = tmp_path / "x.png"
-    PILImage.new("RGB", (32, 32)).save(image)
+    PILImage.new("RGB", (224, 224)).save(image)
     long = " ".join(["the meme"] * 400)  # 800 words: past the Q-Former's 512 positions
     request = Request("t", "1", (Image(str(image)), Text(long)))
     batch = model.prepare([request])
-    assert batch["qformer_input_ids"].shape[1] == 512  # the Q-Former's max_position_embeddings
-    whole = model.processor.qformer_tokenizer(long)["input_ids"]  # this tokenizer adds no special tokens
-    assert len(whole) > 512 and batch["qformer_input_ids"][0].tolist() == whole[:512]  # the instruction's start
+    qformer = model.processor.qformer_tokenizer
+    whole = qformer(long)["input_ids"]
+    kept = batch["qformer_input_ids"][0].tolist()
+    assert len(whole) > 512 and len(kept) == 512  # the Q-Former's max_position_embeddings
+    assert kept[0] == qformer.cls_token_id and kept[-1] == qformer.sep_token_id and kept[1:-1] == whole[1:511]
+    assert batch["input_ids"].shape[1] > 800  # the language model's prompt is not cut
     scores = model.score_options([request], [["yes", "no"]])  # no size mismatch in the Q-Former
     assert len(scores[0].loglik) == 2
