@@ -118,5 +118,9 @@ def test_two_processes_equal_one(setup, uninterrupted):
     assert (out / "metrics.json").read_bytes() == (uninterrupted / "metrics.json").read_bytes()
     assert (out / "table.md").read_bytes() == (uninterrupted / "table.md").read_bytes()
     assert not list(out.glob("predictions.rank*"))
-    n = len(_rows(uninterrupted))
-    assert json.loads((out / "runtime.json").read_text()) == {"processes": 2, "predicted": [n // 2, n - n // 2]}
+    rows = _rows(uninterrupted)
+    videos = list(dict.fromkeys(row["vid_name"] for row in rows))  # process r asks videos r, r + 2, ...
+    per_process = [sum(1 for row in rows if row["vid_name"] in videos[r::2]) for r in (0, 1)]
+    runtime = json.loads((out / "runtime.json").read_text())
+    assert runtime["processes"] == 2 and runtime["predicted"] == per_process and sum(per_process) == len(rows)
+    assert runtime["rows_scored"] == sum(len(row["options"]) for row in rows)  # summed over the processes

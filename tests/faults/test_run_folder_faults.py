@@ -28,7 +28,8 @@ def test_a_second_writer_is_refused_and_the_first_loses_nothing(tiny_dirs, scrat
         "train",
         "--model",
         tiny_dirs["llava"],
-        "--greedy",
+        "--seeds",
+        "0,1,2,3,4,5,6,7",  # 320 answers: the first run is still going when the second starts up
         "--max-new-tokens",
         "96",
         "--batch-size",
@@ -49,7 +50,8 @@ def test_a_second_writer_is_refused_and_the_first_loses_nothing(tiny_dirs, scrat
     _, err = first.communicate(timeout=600)
     assert first.returncode == 0, err
     rows = jsonl(log)
-    assert sorted(r["id"] for r in rows) == sorted({r["id"] for r in rows}) and len(rows) == 40
+    keys = [(r["id"], r["seed"]) for r in rows]
+    assert len(keys) == len(set(keys)) == 8 * 40
     assert json.loads((out / "metrics.json").read_text())["hate"]["n"] == 40
 
 
