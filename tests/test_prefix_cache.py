@@ -14,7 +14,15 @@ from types import SimpleNamespace
 
 import pytest
 import torch
-from real_shaped import build_llava_1_5, build_llava_onevision, build_qwen2_vl
+from real_shaped import (
+    build_llava_1_5,
+    build_llava_next,
+    build_llava_next_video,
+    build_llava_onevision,
+    build_qwen2_5_vl,
+    build_qwen2_vl,
+    build_video_llava,
+)
 from tiny_video_models import VIDEO_BUILDERS
 from typer.testing import CliRunner
 
@@ -30,6 +38,13 @@ BUILDERS = {
     "real-llava_onevision": build_llava_onevision,
     "real-qwen2_vl": build_qwen2_vl,
 }
+MORE_BUILDERS = {
+    "real-llava_next": build_llava_next,
+    "real-llava_next_video": build_llava_next_video,
+    "real-video_llava": build_video_llava,
+    "real-qwen2_5_vl": build_qwen2_5_vl,
+}
+"""The other families the shared prefix serves (``mmsoc.models.prefix.SHARED_FAMILIES``): larger inputs, slow."""
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +56,7 @@ def env(tmp_path_factory):
 
 def model_dir(env, name: str) -> str:
     if name not in env.models:
-        env.models[name] = str(BUILDERS[name](env.dir / name))
+        env.models[name] = str({**BUILDERS, **MORE_BUILDERS}[name](env.dir / name))
     return env.models[name]
 
 
@@ -60,7 +75,7 @@ def _requests(sample: Path) -> tuple[list[Request], list[list[str]]]:
     return requests, options
 
 
-@pytest.mark.parametrize("name", list(BUILDERS))
+@pytest.mark.parametrize("name", [*BUILDERS, *(pytest.param(name, marks=pytest.mark.slow) for name in MORE_BUILDERS)])
 def test_shared_prefix_scores_and_greedy_generation_equal_the_full_path(env, name):
     requests, options = _requests(env.sample)
     media = MediaSettings(num_frames=2, cache_dir=str(env.dir / "cache"))
