@@ -35,16 +35,17 @@ from mmsoc.models.registry import MediaSettings
 BUILDERS = {
     **{f"tiny-{name}": build for name, build in VIDEO_BUILDERS.items() if name != "qwen2_audio"},
     "real-llava_1_5": build_llava_1_5,
-    "real-llava_onevision": build_llava_onevision,
-    "real-qwen2_vl": build_qwen2_vl,
 }
 MORE_BUILDERS = {
+    "real-llava_onevision": build_llava_onevision,
+    "real-qwen2_vl": build_qwen2_vl,
     "real-llava_next": build_llava_next,
     "real-llava_next_video": build_llava_next_video,
     "real-video_llava": build_video_llava,
     "real-qwen2_5_vl": build_qwen2_5_vl,
 }
-"""The other families the shared prefix serves (``mmsoc.models.prefix.SHARED_FAMILIES``): larger inputs, slow."""
+"""The real-shaped fixtures of the other families the shared prefix serves (``mmsoc.models.prefix.SHARED_FAMILIES``):
+larger inputs, so with ``-m slow`` (their tiny twins run by default)."""
 
 
 @pytest.fixture(scope="module")
