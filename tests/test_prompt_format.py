@@ -147,3 +147,26 @@ def test_a_long_instruction_is_truncated_to_the_qformers_positions(tmp_path):
     assert batch["input_ids"].shape[1] > 800  # the language model's prompt is not cut
     scores = model.score_options([request], [["yes", "no"]])  # no size mismatch in the Q-Former
     assert len(scores[0].loglik) == 2
+
+
+@pytest.mark.parametrize(("family", "first"), [("llava_1_5", "▁"), ("llava_onevision", "")])
+def test_fine_tuning_targets_follow_the_prompt_as_scored_answers_do(tmp_path, family, first):
+    """On real-shaped checkpoints: after LLaVA-1.5's "ASSISTANT:" the learnt target starts with a
+    space-marked SentencePiece token (as in "ASSISTANT: No"); after OneVision's ChatML "assistant\\n" it
+    starts with the bare word, no byte-level space."""
+    from real_shaped import FAMILIES
+
+    from mmsoc.models.prompting import format_prompt
+    from mmsoc.runners.finetune.collate import IGNORE_INDEX, TrainCollator
+    from mmsoc.runners.finetune.data import TrainItem
+
+    model = HFModel(str(FAMILIES[family](tmp_path / family)), device="cpu")
+    image = tmp_path / "x.png"
+    PILImage.new("RGB", (64, 48), (10, 200, 30)).save(image)
+    item = TrainItem(Request("t", "1", (Image(str(image)), Text("Is this meme hateful?"))), "No")
+    collator = TrainCollator(model.processor, lambda r: format_prompt(model.family, model.processor, r.parts))
+    batch = collator([item])
+    learnt = batch["input_ids"][0][batch["labels"][0] != IGNORE_INDEX].tolist()
+    tokens = model.tokenizer.convert_ids_to_tokens(learnt)
+    assert tokens[-1] == model.tokenizer.eos_token and "".join(tokens[:-1]).lstrip("▁Ġ") == "No"
+    assert tokens[0].startswith(first) and not (first == "" and tokens[0][0] in "▁Ġ")

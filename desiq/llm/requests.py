@@ -48,6 +48,7 @@ class RequestBuilder:
         self.prompt, self.setting, self.media_root = prompt, setting, media_root
         self.hears = "audio" in setting.media and "audio" in reads
         self._transcripts: dict[str, list[Cue] | None] = {}
+        self._transcript_tokens: dict[str, int] = {}
 
     @property
     def plan(self) -> dict[str, Any]:
@@ -96,9 +97,13 @@ class RequestBuilder:
         return Built(request, self.prompt.answers(item.options), sorted(set(missing)))
 
     def transcript_length(self, asked: Asked, count: Callable[[str], int]) -> int:
-        """Tokens of the whole transcript an asked question shows (0: none)."""
+        """Tokens of the whole transcript an asked question shows (0: none), counted once per video."""
         cues = None if asked.blind or not self.wants_transcript else self.cues(asked.item.video)
-        return 0 if cues is None else count(transcript_window(cues, asked.item.ts))
+        if cues is None:
+            return 0
+        if asked.item.video not in self._transcript_tokens:
+            self._transcript_tokens[asked.item.video] = count(transcript_window(cues))
+        return self._transcript_tokens[asked.item.video]
 
     def cues(self, video: str) -> list[Cue] | None:
         """A video's transcript cues, None when unreadable."""

@@ -149,6 +149,7 @@ def finetune(
         "text_tokens_dropped": training.text_tokens_dropped,
         "max_prompt_tokens": training.max_prompt_tokens,
         "prompt_format": inputs.format.describe(),
+        "context": {"max_context": inputs.context_length, "fit": "drop"},
     }
     weights, spread = _training_dtype(dtype, resolve_precision(precision)), options.device_map_of(device_map)
     check_attn_implementation(attn_implementation)

@@ -93,12 +93,11 @@ class ModelInputs:
     def prompt_tokens(self, request: Request) -> int:
         """Tokens of the request as the model receives it: its text plus the media tokens the processor
         inserts (measured once per distinct media set)."""
-        prompt = self.prompts([request])[0]
+        text = len(self.prompt_ids(self.prompts([request])[0]))
         key = _expansion_key(request)
         if key not in self._expansion:
-            full = self.prepare([request])["input_ids"].shape[1]
-            self._expansion[key] = full - len(self.prompt_ids(prompt))
-        return len(self.prompt_ids(prompt)) + self._expansion[key]
+            self._expansion[key] = self.prepare([request])["input_ids"].shape[1] - text
+        return text + self._expansion[key]
 
     def fits(self, request: Request, reserve: int) -> tuple[bool, int]:
         """(whether the request and ``reserve`` more tokens fit the context, its prompt tokens)."""

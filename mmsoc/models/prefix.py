@@ -84,7 +84,8 @@ class Prefix:
     text: int
     """How many of each request's own prompt tokens (before media insertion) the prefix covers."""
     cache: Any
-    state: dict[str, Any]
+    rope_deltas: list[Any]
+    """The position state of ``SharedPrefix.stateful`` modules after this prefix ran."""
 
 
 class CannotShare(ValueError):
@@ -179,8 +180,7 @@ class SharedPrefix:
         with torch.inference_mode():
             result = self.owner.model(**inputs, use_cache=True)
         cache = result.cache
-        state = {"rope_deltas": [m.rope_deltas for m in self.stateful]}
-        prefix = Prefix(expanded[:width], n, cache, state)
+        prefix = Prefix(expanded[:width], n, cache, [m.rope_deltas for m in self.stateful])
         work = self.owner.work
         work.prefix_passes += 1
         work.tokens_processed += width
@@ -189,7 +189,7 @@ class SharedPrefix:
         return prefix
 
     def _restore(self, prefix: Prefix) -> None:
-        for module, value in zip(self.stateful, prefix.state["rope_deltas"]):
+        for module, value in zip(self.stateful, prefix.rope_deltas):
             module.rope_deltas = value
 
     def _score_one(self, prefix: Prefix, own: Sequence[int], targets: Sequence[Sequence[int]]) -> list[float]:
