@@ -2,7 +2,9 @@
 
 ``--data`` is either a Social-IQ folder (``qa/qa_{split}.json``, picked by ``--split``, with media
 found by ``vid_name``: ``video/``, ``audio/wav/``, ``transcript/``, ``frames/``) or a single QA file
-(any format of ``desiq.formats``); with a single file only input settings without media are allowed.
+(any format of ``desiq.formats``); with a single file only input settings without media are allowed,
+except what a generic file carries: its context column (shown as the transcript) and its media column
+(files under ``--media-root``, default the file's folder).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from desiq.formats import read_mcqa
+from desiq.formats import MCQAReading, read_source
+from desiq.formats.mcqa_fields import Mapping
 from desiq.inputs import InputSetting
 from desiq.records import MCQAItem
 from mmsoc.core.io import InputError, UsageError
@@ -20,7 +23,9 @@ from mmsoc.core.paths import OutsideRoot, inside
 
 DATA_HELP = (
     "Social-IQ folder (qa/qa_SPLIT.json picked by --split; media by vid_name) or a single QA file "
-    "(JSON Lines; then only inputs without media)."
+    "(Social-IQ JSON Lines, or any MCQA file: JSON Lines, JSON, CSV, TSV, Parquet, read through --fields or "
+    "--schema when its columns are not a common shape; then only inputs without media, or those of its "
+    "context and media columns)."
 )
 
 CANDIDATES = {
@@ -38,22 +43,43 @@ class QAData:
     qa: Path
     media_root: Path | None
     split: str | None
+    mapping: Mapping | None = None
+    """The field mapping of a generic MCQA file (None: its format or shape is recognised)."""
+
+    def reading(self) -> MCQAReading:
+        """The questions with what was read (format, mapping, decisions, skipped rows), for data cards."""
+        return read_source(self.qa, self.mapping, self.media_root)
 
     def items(self) -> list[MCQAItem]:
-        return read_mcqa(self.qa)
+        return self.reading().items
 
-    def require_media(self, inputs: str | InputSetting) -> None:
-        """A UsageError when ``inputs`` need media that a single QA file cannot give."""
+    def require_media(self, inputs: str | InputSetting, items: Sequence[MCQAItem] = ()) -> None:
+        """A UsageError when ``inputs`` need media that a single QA file cannot give (``items``: the file's
+        questions, whose context stands for the transcript)."""
         setting = InputSetting.parse(inputs) if isinstance(inputs, str) else inputs
-        if setting.media and self.media_root is None:
+        given = {"transcript"} if items and all(item.context for item in items) else set()
+        given |= {"video", "audio"} if items and all(item.media for item in items) else set()
+        if set(setting.media) - given and self.media_root is None:
             raise UsageError(
                 f"inputs {setting.name} need media ({', '.join(setting.media)}), but --data {self.qa} "
                 "is a single QA file: pass the Social-IQ folder instead"
             )
 
+    def media_folder(self, items: Sequence[MCQAItem]) -> Path | None:
+        """The folder media are read from: the Social-IQ folder or ``--media-root``, else the file's own
+        folder when its questions name media files."""
+        return self.media_root or (self.qa.parent if any(item.media for item in items) else None)
 
-def qa_data(data: Path, split: str | None = None, default_split: str | None = None) -> QAData:
-    """Resolve ``--data`` (and ``--split``) by the convention above."""
+
+def qa_data(
+    data: Path,
+    split: str | None = None,
+    default_split: str | None = None,
+    mapping: Mapping | None = None,
+    media_root: Path | None = None,
+) -> QAData:
+    """Resolve ``--data`` (and ``--split``) by the convention above; ``mapping`` and ``media_root`` (the
+    folder of its media column) apply to a single generic MCQA file."""
     if data.is_dir():
         split = split or default_split
         if split is None:
@@ -67,13 +93,13 @@ def qa_data(data: Path, split: str | None = None, default_split: str | None = No
     if data.is_file():
         if split is not None:
             raise UsageError(f"--split picks a file of a Social-IQ folder, but --data {data} is a single QA file")
-        return QAData(data, None, None)
+        return QAData(data, media_root, None, mapping)
     raise InputError(data, "not found (--data is a Social-IQ folder or a single QA file)")
 
 
 def hold_out_videos(items: Sequence[MCQAItem], fraction: float, seed: int) -> tuple[list[MCQAItem], list[MCQAItem]]:
-    """(rest, held out): the questions of a seeded ``fraction`` of the videos are held out (at least one
-    video; with a single video, all questions serve both)."""
+    """(rest, held out): the questions of a seeded ``fraction`` of the videos (groups) are held out (at
+    least one; with a single group, all questions serve both)."""
     import numpy as np
 
     videos = sorted({item.video for item in items})
@@ -81,6 +107,14 @@ def hold_out_videos(items: Sequence[MCQAItem], fraction: float, seed: int) -> tu
     held = set(np.random.default_rng(seed).permutation(videos)[:n_held].tolist())
     rest = [item for item in items if item.video not in held]
     return rest, [item for item in items if item.video in held] or rest
+
+
+def item_media_path(root: Path, modality: str, item: MCQAItem) -> Path:
+    """Where an item's medium is: its own media file (a generic file's media column: the video, and the
+    audio track of that video) under ``root``, else the Social-IQ layout by its video (``media_path``)."""
+    if item.media and modality != "transcript":
+        return inside(root, item.media)
+    return media_path(root, modality, item.video)
 
 
 def media_path(root: Path, modality: str, vid: str) -> Path:

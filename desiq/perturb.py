@@ -1,10 +1,13 @@
 """Applying a perturbation record (``desiq.perturbations``) to items: a pure function of (items, seed).
 
 Every replacement comes from a different question (for A2 pairs: never from another pair of the same
-question), never repeats an option already present and never brings the item's own correct answer
-back as a distractor. NCAQ drops the question here; its other half, no context, is a matter of what a
-model is given (inputs ``a``: no transcript, video or audio), so probes score NCAQ with a model trained
-and tested on the options only (``desiq.probe``).
+question) and is never equal, after whitespace and case normalisation (``same_text``), to an option the
+item has (before or after replacement) or to its correct answer; a replacement drawn from a partner's
+incorrect options is never that partner's own correct answer (a release may repeat a correct answer
+among its distractors). An option for which no partner offers such a text keeps its original text and is
+counted (``PerturbResult.dry_options``). NCAQ drops the question here; its other half, no context, is a
+matter of what a model is given (inputs ``a``: no transcript, video or audio), so probes score NCAQ with
+a model trained and tested on the options only (``desiq.probe``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,14 @@ class PerturbResult:
     fallback_items: int
     """Items whose partner scope had too few questions (same-video), completed from other videos."""
     fallback_options: int
+    dry_options: int = 0
+    """Options left as they were because the pool ran dry (no partner offered an admissible text)."""
+    dry_items: int = 0
+
+
+def same_text(text: str) -> str:
+    """A text as replacements are compared: whitespace runs collapsed, case folded."""
+    return " ".join(text.split()).casefold()
 
 
 def perturb(
@@ -46,21 +57,26 @@ def perturb(
             f"{record.name} needs labelled items; {len(unlabelled)} have no answer (first: {unlabelled[0]})"
         )
     sampler = _PartnerSampler(items, Scope(scope or record.scope), np.random.default_rng(seed))
-    out, replaced, fallback_items, fallback_options = [], 0, 0, 0
+    out, replaced, fallback_items, fallback_options, dry_options, dry_items = [], 0, 0, 0, 0, 0
     for k, item in enumerate(items):
         slots = [item.answer_idx] if record.replaces is Target.correct else list(item.incorrect_idx)
         options, kinds = list(item.options), list(item.option_kinds or [""] * len(item.options))
-        fell_back = 0
+        fell_back = dry = 0
         draws = sampler.partners(k)
         for slot in slots:
-            text, was_fallback = _draw_option(items, item, options, draws, sampler.rng, record.pool)
-            options[slot], kinds[slot] = text, record.marker
-            fell_back += was_fallback
+            drawn = _draw_option(items, item, options, draws, sampler.rng, record.pool)
+            if drawn is None:
+                dry += 1
+                continue
+            options[slot], kinds[slot] = drawn[0], record.marker
+            fell_back += drawn[1]
         out.append(item.with_options(options, kinds))
-        replaced += len(slots)
+        replaced += len(slots) - dry
         fallback_items += fell_back > 0
         fallback_options += fell_back
-    return PerturbResult(out, replaced, fallback_items, fallback_options)
+        dry_items += dry > 0
+        dry_options += dry
+    return PerturbResult(out, replaced, fallback_items, fallback_options, dry_options, dry_items)
 
 
 def _draw_option(
@@ -70,22 +86,22 @@ def _draw_option(
     draws: Iterator[tuple[int, bool]],
     rng: np.random.Generator,
     pool: Pool | None,
-) -> tuple[str, bool]:
-    """Draw partners until one offers an option from ``pool`` that is new to this item."""
-    forbidden = set(options) | {item.answer}
+) -> tuple[str, bool] | None:
+    """Draw partners until one offers an option from ``pool`` that is new to this item (None: the pool ran dry)."""
+    forbidden = {same_text(text) for text in (*item.options, *options, item.answer or "")}
     for partner, fallback in draws:
         source = items[partner]
+        answer = same_text(source.answer or "")
         if pool is Pool.partner_answer:
-            text = source.answer
+            text = source.answer or ""
         else:
-            wrong = source.incorrect_idx
+            wrong = [j for j in source.incorrect_idx if same_text(source.options[j]) != answer]
+            if not wrong:
+                continue
             text = source.options[wrong[int(rng.integers(len(wrong)))]]
-        if text not in forbidden:
+        if same_text(text) not in forbidden:
             return text, fallback
-    raise ValueError(
-        f"{item.id}: found no partner option that differs from the item's own options "
-        f"after {MAX_DRAWS} draws (too few distinct questions?)"
-    )
+    return None
 
 
 class _PartnerSampler:

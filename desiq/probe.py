@@ -1,5 +1,6 @@
 """Bias probes: train on one input setting, then score the eval set as it is and under each
-perturbation of ``desiq.perturbations``, in A4 and A2. A sound dataset keeps an answer-only probe at chance.
+perturbation of ``desiq.perturbations``, in AK (all K options: A4 for Social-IQ) and A2. A sound dataset
+keeps an answer-only probe at chance.
 
 Which probe fills which row:
 
@@ -8,12 +9,13 @@ Which probe fills which row:
 - ``NCAQ`` (the paper's "no context and question"): a probe trained *and* tested on the options only
   (inputs ``a``: no question, no transcript, video or audio). With inputs ``a`` the original row already
   is that experiment, so there is no separate NCAQ row.
-- A2 columns: a probe trained on A2 pairs (the correct option against each incorrect one), not the A4
-  probe; A4 columns: a probe trained on the A4 questions.
+- A2 columns: a probe trained on A2 pairs (the correct option against each incorrect one), not the AK
+  probe; AK columns (A4 for Social-IQ, A3 or A5 for files with 3 or 5 options): a probe trained on the
+  questions with all their options.
 - DeSIQ rows (``data`` = ``desiq_d`` / ``desiq_s``): a probe retrained from scratch on the DeSIQ rebuild of
   the training file and scored on the rebuild of the eval file.
 
-Scoring follows the paper's code: A4 counts the top-scoring option (``np.argmax``, the first wins a tie,
+Scoring follows the paper's code: AK counts the top-scoring option (``np.argmax``, the first wins a tie,
 as the official Social-IQ 2.0 code); A2 counts a pair only when the correct option scores strictly
 higher (a tie is wrong, as the official ``calc_accuracy``). Each row's verdict comes from its interval
 against chance (``verdict``), never from its name.
@@ -33,12 +35,14 @@ from desiq.inputs import InputSetting
 from desiq.perturb import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS, Perturbation
 from desiq.probes import ProbeBackend
-from desiq.records import MCQAItem, to_a2
+from desiq.records import PAIRS, MCQAItem, configs, in_config, option_count
 from desiq.splits import build_split
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
+from mmsoc.metrics.verdict import CHANCE_WORDS, MIN_CLUSTERS, SAME, enough, interval_verdict
 
 ORIGINAL = "original"
 CONFIGS = ("A4", "A2")
+"""Social-IQ's configurations; a file with K options has ``AK`` and ``A2`` (``desiq.records.configs``)."""
 OPTIONS_ONLY = "a"
 DEBIASED = ("d", "s")
 """The DeSIQ splits the probe is retrained on (``debiased_rows``), side by side."""
@@ -58,21 +62,27 @@ class ProbeRow:
     """``original`` or the marker of a DeSIQ split (the probe retrained and scored on its rebuilds)."""
     inputs: str = ""
     """What the probe behind this row saw (``a`` for NCAQ)."""
+    videos: int | None = None
+    """The videos the items come from (the clusters of the interval)."""
+    min_videos: int = MIN_CLUSTERS
+    """The fewest videos a verdict is drawn from."""
 
     @property
     def verdict(self) -> str:
-        return verdict(self.accuracy, self.chance, self.ci95)
+        return verdict(self.accuracy, self.chance, self.ci95, self.videos, self.min_videos)
 
 
-def verdict(accuracy: float, chance: float, ci95: Sequence[float]) -> str:
-    """Where the interval lies against chance, e.g. "above chance: [51.2, 58.0] excludes 25%"."""
+def verdict(
+    accuracy: float, chance: float, ci95: Sequence[float], videos: int | None, min_videos: int = MIN_CLUSTERS
+) -> str:
+    """Where the interval lies against chance, e.g. "above chance: [51.2, 58.0] excludes 25%"; with fewer
+    than ``min_videos`` videos no verdict, e.g. "too few videos to tell (3 videos), at least 10 needed"."""
     low, high = ci95
-    interval = f"[{100 * low:.1f}, {100 * high:.1f}]"
-    if low > chance:
-        return f"above chance: {interval} excludes {100 * chance:.0f}%"
-    if high < chance:
-        return f"below chance: {interval} excludes {100 * chance:.0f}%"
-    return f"at chance: {interval} includes {100 * chance:.0f}%"
+    words = interval_verdict(low, high, chance, videos, "videos", min_videos)
+    if words not in CHANCE_WORDS:
+        return words
+    relation = "includes" if words == SAME else "excludes"
+    return f"{words}: [{100 * low:.1f}, {100 * high:.1f}] {relation} {100 * chance:.3g}%"
 
 
 @dataclass
@@ -85,13 +95,25 @@ class ProbeReport:
     n_train: int
     n_eval: int
     results: list[ProbeRow] = field(default_factory=list)
+    configs: tuple[str, ...] = CONFIGS
+    """The configurations of the rows: all options first (``AK``), then ``A2``."""
 
     def to_json(self) -> dict[str, Any]:
         head = {k: v for k, v in asdict(self).items() if k != "results"}
-        return {**head, "results": [{**asdict(r), "ci95": list(r.ci95), "verdict": r.verdict} for r in self.results]}
+        head["configs"] = list(self.configs)
+        return {**head, "results": [row_json(r) for r in self.results]}
 
-    def get(self, perturbation: str, config: str = "A4", data: str = ORIGINAL) -> ProbeRow:
+    def get(self, perturbation: str, config: str | None = None, data: str = ORIGINAL) -> ProbeRow:
+        """The row of one cell; ``config`` None: all options (``AK``)."""
+        config = config or self.configs[0]
         return next(r for r in self.results if (r.perturbation, r.config, r.data) == (perturbation, config, data))
+
+
+def row_json(row: Any) -> dict[str, Any]:
+    """A row (a probe's or a shortcut's) as ``probe.json`` holds it: no interval where there are too few
+    videos to draw one."""
+    ci95 = list(row.ci95) if enough(row.videos, row.min_videos) else None
+    return {**asdict(row), "ci95": ci95, "verdict": row.verdict}
 
 
 def needs_ncaq_row(inputs: str) -> bool:
@@ -106,16 +128,14 @@ def scored_perturbations(inputs: str) -> list[Perturbation]:
 
 
 def view(items: Sequence[MCQAItem], config: str) -> list[MCQAItem]:
-    """The items as the configuration sees them: A4 questions or A2 pairs."""
-    if config not in CONFIGS:
-        raise ValueError(f"config must be one of {', '.join(CONFIGS)}, not {config!r}")
-    return list(items) if config == "A4" else to_a2(items)
+    """The items as the configuration sees them: the questions with all options (``AK``) or A2 pairs."""
+    return in_config(items, config)
 
 
 def correct(scores: Sequence[np.ndarray], items: Sequence[MCQAItem], config: str) -> np.ndarray:
-    """Per item, whether it counts as answered: A4 by ``np.argmax`` (first wins ties), A2 only when the
+    """Per item, whether it counts as answered: AK by ``np.argmax`` (first wins ties), A2 only when the
     correct option scores strictly higher than the other."""
-    if config == "A4":
+    if config != PAIRS:
         return np.array([int(np.argmax(s)) == item.answer_idx for s, item in zip(scores, items)])
     return np.array(
         [bool(np.all(np.delete(s, item.answer_idx) < s[item.answer_idx])) for s, item in zip(scores, items)]
@@ -142,6 +162,7 @@ def score_cell(
         ci95=cluster_bootstrap_ci(hits, [item.video for item in items], seed=seed),
         data=data,
         inputs=inputs,
+        videos=len({item.video for item in items}),
     )
 
 
@@ -184,15 +205,18 @@ def run_probe(
 ) -> ProbeReport:
     """Fill the perturbation table on ``eval_items`` (see the module docstring for which probe fills which row).
 
-    ``backend`` is refitted from scratch for each probe; it is left trained on the A4 questions with
-    ``inputs`` (the probe of the ``original`` A4 row, e.g. for the t-SNE figure).
+    ``backend`` is refitted from scratch for each probe; it is left trained on the AK questions with
+    ``inputs`` (the probe of the ``original`` AK row, e.g. for the t-SNE figure).
     """
     inputs = InputSetting.parse(inputs).name
     options = [p for p in scored_perturbations(inputs) if not p.retrains]
     ncaq = next((p for p in scored_perturbations(inputs) if p.retrains), None)
-    report = ProbeReport(inputs, probe_name or backend.name, seed, names[0], names[1], len(train), len(eval_items))
+    cells = same_configs(train, eval_items, names)
+    report = ProbeReport(
+        inputs, probe_name or backend.name, seed, names[0], names[1], len(train), len(eval_items), configs=cells
+    )
     rows: dict[tuple[str, str], ProbeRow] = {}
-    fits = [(config, OPTIONS_ONLY) for config in CONFIGS if ncaq] + [("A2", inputs), ("A4", inputs)]
+    fits = [(config, OPTIONS_ONLY) for config in cells if ncaq] + [(config, inputs) for config in reversed(cells)]
     with _progress() as progress:
         task = progress.add_task(f"{report.probe}", total=len(fits))
         for config, seen in fits:
@@ -208,8 +232,18 @@ def run_probe(
                     rows[row.perturbation, config] = row
             progress.advance(task)
     order = [ORIGINAL, *(p.name for p in scored_perturbations(inputs))]
-    report.results = [rows[name, config] for config in CONFIGS for name in order]
+    report.results = [rows[name, config] for config in cells for name in order]
     return report
+
+
+def same_configs(
+    train: Sequence[MCQAItem], eval_items: Sequence[MCQAItem], names: tuple[str, str] = ("train", "eval")
+) -> tuple[str, ...]:
+    """The configurations of both files; a ValueError naming them when their option counts differ."""
+    k_train, k_eval = option_count(train), option_count(eval_items)
+    if k_train != k_eval:
+        raise ValueError(f"{names[0]} has {k_train} options per question, {names[1]} {k_eval}: a probe needs one count")
+    return configs(eval_items)
 
 
 def debiased_rows(
@@ -220,7 +254,7 @@ def debiased_rows(
     seed: int = 0,
     variants: Sequence[str] = DEBIASED,
 ) -> list[ProbeRow]:
-    """For each DeSIQ split: retrain ``backend`` from scratch on the rebuild of ``train`` (A4, and A2 pairs)
+    """For each DeSIQ split: retrain ``backend`` from scratch on the rebuild of ``train`` (AK, and A2 pairs)
     and score the rebuild of ``eval_items``.
 
     Every distractor there is another question's correct answer, so a probe that sees the options only
@@ -230,12 +264,13 @@ def debiased_rows(
     inputs = InputSetting.parse(inputs).name
     out = []
     with _progress() as progress:
-        task = progress.add_task("DeSIQ splits", total=len(variants) * len(CONFIGS))
+        cells = same_configs(train, eval_items)
+        task = progress.add_task("DeSIQ splits", total=len(variants) * len(cells))
         for variant in variants:
             split = SPLITS[variant]
             rebuilt_train = build_split(train, variant, seed).items
             rebuilt_eval = build_split(eval_items, variant, seed + 1).items
-            for config in CONFIGS:
+            for config in cells:
                 progress.update(task, description=f"training and scoring on {split.name} ({config})")
                 backend.fit(view(rebuilt_train, config), inputs, seed)
                 out.append(

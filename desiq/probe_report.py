@@ -10,11 +10,13 @@ from pathlib import Path
 import numpy as np
 
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe import CONFIGS, ORIGINAL, ProbeReport, needs_ncaq_row
+from desiq.probe import ORIGINAL, ProbeReport, needs_ncaq_row
 from desiq.probes import ProbeBackend
 from desiq.probes.linear import flatten
 from desiq.records import MCQAItem
 from mmsoc.core.io import atomic_open, write_json, write_text
+from mmsoc.core.markdown import md_text
+from mmsoc.metrics.verdict import ABOVE, MIN_CLUSTERS, enough
 
 NO_CLAIM = "–"
 
@@ -25,11 +27,13 @@ def _cell(report: ProbeReport, perturbation: str, config: str, data: str) -> tup
     except StopIteration:
         return "–", "–"
     low, high = row.ci95
+    if not enough(row.videos, row.min_videos):  # no interval from too few videos: the verdict says so
+        return f"{100 * row.accuracy:.2f}", row.verdict
     return f"{100 * row.accuracy:.2f} [{100 * low:.1f}, {100 * high:.1f}]", row.verdict
 
 
 def _row(report: ProbeReport, label: str, perturbation: str, data: str, expected: tuple[str, str]) -> str:
-    a2, a4 = (_cell(report, perturbation, config, data) for config in ("A2", "A4"))
+    a2, a4 = (_cell(report, perturbation, config, data) for config in (report.configs[-1], report.configs[0]))
     return f"| {label} | {a2[0]} | {a4[0]} | {a2[1]} | {a4[1]} | {expected[0]} | {expected[1]} |"
 
 
@@ -64,16 +68,19 @@ def legend(report: ProbeReport) -> list[str]:
         else "The probe sees the options only, so the original row is the paper's NCAQ experiment."
     )
     return [
-        f"- original: the probe trained on inputs `{report.inputs}` of the training file, scored on the eval "
+        f"- original: the probe trained on inputs {md_text(report.inputs)} of the training file, scored on the eval "
         "file as it is; RIWI, RIWA, RAWI, RAWA: the same probe on the eval file so perturbed.",
         f"- {ncaq}",
         "- A2: a probe trained on A2 pairs (the correct option against each incorrect one); a pair counts only "
-        "when the correct option scores strictly higher (ties are wrong, as in the paper's code). A4: a probe "
-        "trained on the four-option questions; the top-scoring option counts (first on a tie, as `np.argmax`).",
+        "when the correct option scores strictly higher (ties are wrong, as in the paper's code). "
+        f"{report.configs[0]}: a probe trained on the questions with all their options; the top-scoring option "
+        "counts (first on a tie, as `np.argmax`).",
         "- DeSIQ_d / DeSIQ_s (retrained): a probe trained from scratch on the DeSIQ rebuild of the training "
         "file (distractors: answers of questions from other videos / the same video), scored on the rebuild "
         "of the eval file.",
-        "- verdict: from the row's 95% interval against chance, nothing else. The last two columns: where the "
+        "- verdict: from the row's 95% interval against chance, nothing else; with fewer than "
+        f"{report.results[0].min_videos if report.results else MIN_CLUSTERS} videos, no interval and no verdict. "
+        "The last two columns: where the "
         "paper's answer-only T5-small landed (Table 3: RIWI and RAWA stay near the original, RIWA and RAWI "
         "fall to chance, the signature of an answer-only bias) and what the paper expects of a sound dataset "
         "(section 2: RIWI and RIWA near the original, RAWI and RAWA worse).",
@@ -86,17 +93,18 @@ def probe_markdown(report: ProbeReport) -> str:
     Rows are the perturbations the report holds, then the DeSIQ splits it was retrained on; the
     expected columns come from the perturbation records.
     """
-    chance = {c: report.get(ORIGINAL, c).chance for c in CONFIGS}
+    chance = {c: report.get(ORIGINAL, c).chance for c in report.configs}
+    everything = report.configs[0]
     lines = [
-        f"# Bias probe: `{report.probe}` on inputs `{report.inputs}`",
+        f"# Bias probe: {md_text(report.probe)} on inputs {md_text(report.inputs)}",
         "",
-        f"Trained on {report.n_train} questions ({report.train}), scored on {report.n_eval} questions "
-        f"({report.eval}); seed {report.seed}. Accuracy in %, with a 95% bootstrap interval resampled by "
-        f"video. Chance: A4 {100 * chance['A4']:.0f}%, A2 {100 * chance['A2']:.0f}%.",
+        f"Trained on {report.n_train} questions ({md_text(report.train)}), scored on {report.n_eval} questions "
+        f"({md_text(report.eval)}); seed {report.seed}. Accuracy in %, with a 95% bootstrap interval resampled by "
+        f"video. Chance: {', '.join(f'{c} {100 * chance[c]:.1f}%' for c in report.configs)}.",
         "",
         *legend(report),
         "",
-        "| setting | A2 | A4 | verdict A2 | verdict A4 | the paper's answer-only model gave "
+        f"| setting | A2 | {everything} | verdict A2 | verdict {everything} | the paper's answer-only model gave "
         "| a sound dataset gives (paper) |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -114,18 +122,18 @@ def probe_markdown(report: ProbeReport) -> str:
                     (split.expected, f"{split.sound.value} for an options-only probe"),
                 )
             )
-    a4 = report.get(ORIGINAL, "A4")
+    a4 = report.get(ORIGINAL)
     lines += [
         "",
-        f"Original data, A4: {a4.verdict}"
-        + (" — **biased**: the probe beats chance without the video." if a4.ci95[0] > a4.chance else "."),
+        f"Original data, {everything}: {a4.verdict}"
+        + (" — **biased**: the probe beats chance without the video." if a4.verdict.startswith(ABOVE) else "."),
     ]
     for split in SPLITS.values():
         if any(r.data == split.marker for r in report.results):
-            row = report.get(ORIGINAL, "A4", split.marker or "")
+            row = report.get(ORIGINAL, everything, split.marker or "")
             lines.append(
-                f"{split.name}, A4: {row.verdict}"
-                + (" — a shortcut survives the rebuild." if row.ci95[0] > row.chance else ".")
+                f"{split.name}, {everything}: {row.verdict}"
+                + (" — a shortcut survives the rebuild." if row.verdict.startswith(ABOVE) else ".")
             )
     lines.append("")
     return "\n".join(lines)

@@ -17,10 +17,12 @@ def position_id(qid: str, position: int) -> str:
 
 @dataclass(frozen=True)
 class MCQAItem:
-    """One multiple-choice question about a video.
+    """One multiple-choice question about a video (or another group: a passage, a scenario).
 
     ``id`` is unique within the file the item came from (see ``position_id``); ``qid`` is the
-    dataset's own question id, which may repeat. ``answer_idx`` is None for unlabelled (test) items.
+    dataset's own question id, which may repeat. ``video`` is the group partners and intervals
+    cluster on: Social-IQ's ``vid_name``, or a generic file's group column.
+    ``answer_idx`` is None for unlabelled (test) items.
     ``option_kinds`` says where each option came from: the kinds of its release (``corr``,
     ``rewrite``, ``matched``, ...) or the marker of the perturbation or split that put it there
     (``desiq.perturbations``).
@@ -35,6 +37,10 @@ class MCQAItem:
     option_kinds: tuple[str, ...] = ()
     ts: str = ""
     source: str = ""
+    context: str = ""
+    """Text shown as the transcript (a generic MCQA file's context column); empty for Social-IQ."""
+    media: str = ""
+    """A media file of this item, relative to the media folder (a generic MCQA file's media column)."""
 
     @property
     def question_key(self) -> str:
@@ -55,6 +61,41 @@ class MCQAItem:
 
     def with_options(self, options: list[str] | tuple[str, ...], kinds: list[str] | tuple[str, ...]) -> MCQAItem:
         return replace(self, options=tuple(options), option_kinds=tuple(kinds))
+
+
+PAIRS = "A2"
+"""The configuration of correct-incorrect pairs (two options each)."""
+
+
+def all_options(k: int) -> str:
+    """The configuration that asks all ``k`` options: ``A4`` for Social-IQ, ``A3`` or ``A5`` for other files."""
+    return f"A{k}"
+
+
+def option_count(items: Sequence[MCQAItem]) -> int:
+    """The one number of options the items share (4 for Social-IQ); a ValueError when they differ."""
+    counts = sorted({len(item.options) for item in items})
+    if len(counts) != 1:
+        raise ValueError(f"items have {' and '.join(map(str, counts)) or 'no'} options; one count per file is needed")
+    return counts[0]
+
+
+def configs(items: Sequence[MCQAItem]) -> tuple[str, ...]:
+    """The configurations the items are asked in: all options (``AK``), then correct-incorrect pairs
+    (``A2``); two-option items have only ``A2``."""
+    return configs_for(option_count(items))
+
+
+def configs_for(k: int) -> tuple[str, ...]:
+    """The configurations of ``k``-option questions (``configs``)."""
+    return (PAIRS,) if k == 2 else (all_options(k), PAIRS)
+
+
+def in_config(items: Sequence[MCQAItem], config: str) -> list[MCQAItem]:
+    """The items as ``config`` sees them: themselves (``AK``) or their A2 pairs."""
+    if config not in configs(items):
+        raise ValueError(f"config must be one of {', '.join(configs(items))} for these items, not {config!r}")
+    return to_a2(items) if config == PAIRS and len(items[0].options) > 2 else list(items)
 
 
 def to_a2(items: Sequence[MCQAItem]) -> list[MCQAItem]:
@@ -84,6 +125,8 @@ def to_a2(items: Sequence[MCQAItem]) -> list[MCQAItem]:
                     kinds,
                     item.ts,
                     item.question_key,
+                    item.context,
+                    item.media,
                 )
             )
     return pairs

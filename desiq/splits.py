@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from desiq.perturb import PerturbResult, perturb
+from desiq.perturb import PerturbResult, perturb, same_text
 from desiq.perturbations import SPLITS
 from desiq.records import MCQAItem
 
@@ -39,16 +39,19 @@ def require_labels(items: Sequence[MCQAItem], source: str = "the questions") -> 
 
 def check_split(original: Sequence[MCQAItem], rebuilt: Sequence[MCQAItem]) -> list[str]:
     """Invariants of a rebuilt split: same questions and correct answers, no item given its own
-    correct answer as a distractor, no duplicate options."""
+    correct answer as a distractor, no replacement that duplicates an option (texts compared as
+    ``same_text``; an item left as it was because the pool ran dry keeps the release's options)."""
     problems = []
     if len(original) != len(rebuilt):
         return [f"{len(original)} items in, {len(rebuilt)} out"]
     for before, after in zip(original, rebuilt):
         if after.answer != before.answer or after.answer_idx != before.answer_idx:
             problems.append(f"{after.id}: correct option changed")
-        if len(set(after.options)) != len(after.options):
+        texts = [same_text(option) for option in after.options]
+        replaced = [i for i, kind in enumerate(after.option_kinds) if kind != before.option_kinds[i]]
+        if any(texts.count(texts[i]) > 1 for i in replaced):
             problems.append(f"{after.id}: duplicate options")
-        if any(after.options[i] == before.answer for i in after.incorrect_idx):
+        if any(texts[i] == same_text(before.answer or "") for i in replaced):
             problems.append(f"{after.id}: its own correct answer is a distractor")
     return problems
 

@@ -1,9 +1,11 @@
 """A real OpenAI-compatible server for tests: ``transformers serve`` on a tiny LLaVA, and a forwarding proxy
 (a second real HTTP server in front of the first) that records when each call arrived and was answered, can
-answer 500 for chosen requests and can answer vLLM's ``/tokenize``."""
+answer 500 for chosen requests and can answer vLLM's ``/tokenize``; and a misbehaving server (:class:`BadServer`)
+that lists a model and then hangs on chat calls, trickles its answers or answers with a huge reply."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -188,5 +190,76 @@ class FailingProxy:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class BadServer:
+    """A real HTTP server that lists one model (``/v1/models``) and answers its first ``answered`` chat calls with
+    the reply ``yes``; then, per chat call, ``mode``: ``answer`` (``yes`` again), ``hang`` (reads the call and
+    sends nothing until closed), ``trickle`` (the headers of a ``yes`` answer, then one byte of it every 0.1 s)
+    or ``huge`` (a well-formed completion whose reply is ``size`` bytes of ``a``). Counts the chat calls that
+    arrived (``calls``)."""
+
+    def __init__(self, mode: str, answered: int = 0, size: int = 10 * 2**20, model: str = "m"):
+        self.mode, self.answered, self.size, self.model = mode, answered, size, model
+        self.calls = 0
+        self.lock = threading.Lock()
+        self.closing = threading.Event()
+        bad = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._send(json.dumps({"object": "list", "data": [{"id": bad.model, "object": "model"}]}).encode())
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if not self.path.endswith("/chat/completions"):
+                    self.send_error(404)
+                    return
+                with bad.lock:
+                    bad.calls += 1
+                    mode = "answer" if bad.calls <= bad.answered else bad.mode
+                if mode == "hang":
+                    bad.closing.wait()
+                    return
+                self._send(bad.completion("a" * bad.size if mode == "huge" else "yes"), mode == "trickle")
+
+            def _send(self, payload: bytes, trickle: bool = False) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                step = 1 if trickle else len(payload)
+                with contextlib.suppress(OSError):  # the client stopped reading (a cut answer, a timeout)
+                    for start in range(0, len(payload), step):
+                        self.wfile.write(payload[start : start + step])
+                        self.wfile.flush()
+                        if trickle and bad.closing.wait(0.1):
+                            return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def completion(self, reply: str) -> bytes:
+        """A chat completion whose one choice is ``reply``, as the OpenAI API writes it."""
+        choice = {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
+        return json.dumps(
+            {"id": "c", "object": "chat.completion", "created": 0, "model": self.model, "choices": [choice]}
+        ).encode()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> BadServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.closing.set()
         self.server.shutdown()
         self.server.server_close()

@@ -95,6 +95,7 @@ def write_desiq_run(path: Path, model: str, shift: float = 0.0, position=((52, 3
                     "accuracy": accuracy,
                     "chance": chance,
                     "n": 120,
+                    "videos": 40,
                     "ci95": [accuracy - 0.08, accuracy + 0.07],
                     "success_rate": None,
                 }
@@ -128,3 +129,68 @@ def write_ratings(path: Path) -> Path:
     }
     (path / "ratings.json").write_text(json.dumps(ratings))
     return path
+
+
+HOSTILE_NAMES = (
+    "<script>alert(1)</script><img src=x onerror=alert(2)> [click](javascript:alert(3))",
+    '<b onmouseover="x()">model</b> ![i](//x/y.png) <https://evil.example>',
+    "`code` *em* _em_ ~~gone~~ a|b [ref]: //x",
+    "p &gt;= 0.05 &amp; &#60;iframe&#62; \\<escaped\\>",
+    "llava[/ft] blip[bold]2 dq<img src=x onerror=alert(4)>",
+    "bell\x07 esc\x1b[31m nul\x00 del\x7f cr\rline\nbreak\u202eevil",
+    "# heading",
+    "- item",
+    "1. item",
+)
+"""Names and texts a run can carry: markup of HTML, Markdown and rich, entities, control characters."""
+
+
+def visible(text: str) -> str:
+    """What a reader should see of ``text``: whitespace as single spaces, control characters dropped."""
+    import unicodedata
+
+    kept = " ".join(text.split())
+    return "".join(ch for ch in kept if unicodedata.category(ch) != "Cc" and ch != "\u202e")
+
+
+def rendered(markdown: str) -> tuple[list[tuple[str, dict]], str]:
+    """``markdown`` rendered by markdown-it-py (CommonMark with GFM tables, strikethrough and linkify off):
+    the elements it made and its text, whitespace collapsed."""
+    from html.parser import HTMLParser
+
+    from markdown_it import MarkdownIt
+
+    class Collect(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.tags: list[tuple[str, dict]] = []
+            self.text: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append((tag, dict(attrs)))
+
+        def handle_data(self, data):
+            self.text.append(data)
+
+    html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    parser = Collect()
+    parser.feed(html)
+    return parser.tags, " ".join("".join(parser.text).split())
+
+
+MARKDOWN_TAGS = {"h1", "h2", "h3", "p", "strong", "em", "ul", "li", "a", "table", "thead", "tbody", "tr", "th", "td"}
+"""The elements our Markdown writers make themselves (links only to the page's own anchors)."""
+
+
+def check_markdown(markdown: str, texts=HOSTILE_NAMES) -> None:
+    """Each of ``texts`` renders as its visible text; nothing renders as an element we did not write, a
+    link leaves the page, or an HTML entity or a control character is written."""
+    import re
+
+    tags, text = rendered(markdown)
+    for value in texts:
+        assert visible(value) in text, value
+    assert {tag for tag, _ in tags} <= MARKDOWN_TAGS, {tag for tag, _ in tags} - MARKDOWN_TAGS
+    assert all(attrs.get("href", "#").startswith("#") for tag, attrs in tags if tag == "a"), tags
+    assert not re.search(r"(?<!\\)&(#\d+|#x[0-9a-fA-F]+|[A-Za-z]+);", markdown)  # no entity of ours
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202e]", markdown)

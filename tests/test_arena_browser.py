@@ -1,19 +1,16 @@
 """The vote page in a real headless Chromium (Selenium with the system's chromedriver, nothing downloaded):
-two annotators vote, the server is killed and restarted mid-way, the database holds every vote once; bad
-requests to the live server get a 4xx and change nothing."""
+two invited annotators vote through their links, the server is killed and restarted mid-way, the database
+holds every vote once; requests from outside a session get a 4xx and change nothing."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from arena_data import Server
 from browser import browser, needs_browser
 from PIL import Image, ImageDraw
 from processes import free_port
@@ -21,57 +18,7 @@ from processes import free_port
 from mmsoc.arena.records import Battle, write_battles
 
 pytestmark = needs_browser
-REPO = Path(__file__).resolve().parents[1]
 LABELS = ("A", "B", "tie", "both_bad")
-
-
-class Server:
-    """``mmsoc arena serve`` in a child process."""
-
-    def __init__(self, battles: Path, db: Path, port: int):
-        self.args = [
-            sys.executable,
-            "-m",
-            "mmsoc",
-            "arena",
-            "serve",
-            "--battles",
-            str(battles),
-            "--db",
-            str(db),
-            "--port",
-            str(port),
-        ]
-        self.url = f"http://127.0.0.1:{port}"
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
-        self.proc = subprocess.Popen(self.args, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.proc.stderr.read().decode()
-            try:
-                urllib.request.urlopen(self.url + "/progress", timeout=2).read()
-                return
-            except OSError:
-                time.sleep(0.2)
-        raise AssertionError("the server did not start")
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown code runs, as when a machine loses power."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc.stderr.close()
-
-
-def _sign_in(driver, url: str, name: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    driver.get(url + "/")
-    driver.find_element(By.ID, "annotator").send_keys(name)
-    driver.find_element(By.ID, "start").click()
 
 
 def _vote_once(driver, name: str, votes: dict, seen: set, shot: Path) -> bool:
@@ -104,8 +51,9 @@ def _vote_once(driver, name: str, votes: dict, seen: set, shot: Path) -> bool:
     return True
 
 
-def _post(url: str, **form) -> int:
-    request = urllib.request.Request(url + "/vote", data=urllib.parse.urlencode(form).encode(), method="POST")
+def _post(url: str, headers: dict | None = None, **form) -> int:
+    data = urllib.parse.urlencode(form).encode()
+    request = urllib.request.Request(url + "/vote", data=data, headers=headers or {}, method="POST")
     try:
         with urllib.request.urlopen(request, timeout=10) as answer:
             return answer.status
@@ -150,6 +98,7 @@ def test_two_annotators_vote_through_a_killed_and_restarted_server(tmp_path):
 
 
 def _vote_kill_restart_and_refuse(server: Server, db: Path, tmp_path: Path) -> None:
+    links = server.invite("alice", "bob")
     server.start()
     drivers: dict = {}
     votes: dict = {}
@@ -158,7 +107,7 @@ def _vote_kill_restart_and_refuse(server: Server, db: Path, tmp_path: Path) -> N
         for name in ("alice", "bob"):
             drivers[name] = browser(tmp_path / f"profile-{name}")
         for name, driver in drivers.items():
-            _sign_in(driver, server.url, name)
+            driver.get(links[name])
         for name, rounds in (("alice", 2), ("bob", 3)):
             for _ in range(rounds):
                 assert _vote_once(drivers[name], name, votes, seen, tmp_path / "vote_page.png")
@@ -166,7 +115,7 @@ def _vote_kill_restart_and_refuse(server: Server, db: Path, tmp_path: Path) -> N
         assert len(_db_votes(db)) == 5
         server.start()
         for name, driver in drivers.items():
-            driver.get(f"{server.url}/vote?annotator={name}")
+            driver.get(f"{server.url}/vote")  # the session outlives the server
             while _vote_once(driver, name, votes, seen, tmp_path / "vote_page.png"):
                 pass
         assert all("voted on 5 of 5 battles" in driver.page_source for driver in drivers.values())
@@ -177,8 +126,6 @@ def _vote_kill_restart_and_refuse(server: Server, db: Path, tmp_path: Path) -> N
     before = _db_votes(db)
     assert sorted(before) == sorted((n, b, label, c) for (n, b), (label, c) in votes.items())
     assert len(before) == 10 and len({(n, b) for n, b, _, _ in before}) == 10
-    assert _post(server.url, annotator="alice", battle="nope", label="A") == 404
-    assert _post(server.url, annotator="alice", battle="b1", label="maybe") == 422
-    assert _post(server.url, annotator="alice", battle="b1", label="A") == 409
-    assert _post(server.url, annotator="", battle="b1", label="A") == 422
+    assert _post(server.url, annotator="alice", battle="b1", label="A") == 403
+    assert _post(server.url, {"Origin": server.url}, annotator="carol", battle="b1", label="A") == 403
     assert _db_votes(db) == before

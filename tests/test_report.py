@@ -14,7 +14,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from report_data import DESIQ_CONDITIONS, TASKS_USED, write_desiq_run, write_ratings, write_run
+from report_data import (
+    DESIQ_CONDITIONS,
+    HOSTILE_NAMES,
+    TASKS_USED,
+    check_markdown,
+    write_desiq_run,
+    write_ratings,
+    write_run,
+)
 from typer.testing import CliRunner
 
 from mmsoc.cli import app
@@ -246,7 +254,7 @@ def test_summary_leaders_follow_the_numbers(report):
         row = rows[entry["task"]]
         values = {name: cell["metrics"][entry["headline"]]["value"] for name, cell in entry["runs"].items()}
         leader = max(values, key=values.get)
-        assert row["leader"] == leader and row["metric"] == entry["headline"]
+        assert row["first"] == leader and row["metric"] == entry["headline"]
         other = next(name for name in values if name != leader)
         comp = comparisons.get((entry["task"], leader, other))
         if comp is None:
@@ -255,8 +263,13 @@ def test_summary_leaders_follow_the_numbers(report):
         else:
             low, high = (comp["metrics"][entry["headline"]][k] for k in ("low", "high"))
         assert row["low"] == pytest.approx(low) and row["high"] == pytest.approx(high)
-        assert row["separated"] == (low > 0)
-    assert {row["separated"] for row in data["summary"] if "separated" in row} == {True, False}  # both verdicts
+        named = leader if low > 0 else other if high < 0 else None  # two runs: the paired interval decides
+        assert row["leader"] == named and row["verdict"] == ("separated" if named else "not separated")
+        assert row["shared"] == (comp or comparisons[(entry["task"], other, leader)])["n_common"]
+    assert {row["verdict"] for row in data["summary"] if "shared" in row} == {
+        "separated",
+        "not separated",
+    }  # both verdicts
     original = rows["Social-IQ original A4"]
     assert original["runs"]["model-a"]["value"] == pytest.approx(DESIQ_CONDITIONS[0][1]) and original["chance"] == 0.25
     md = (report / "report.md").read_text()
@@ -275,7 +288,7 @@ def test_numbers_are_rounded_for_reading_and_kept_whole_in_json(report):
         for line in md.splitlines()
         if line.startswith("| macro_f1 |") and md.index(line) > md.index("## Task hate")
     )
-    assert f"| macro_f1 | {hate['value']:.3f} [{hate['low']:.3f}, {hate['high']:.3f}] |" in line
+    assert f"| macro_f1 | {hate['value']:.3f} \\[{hate['low']:.3f}, {hate['high']:.3f}\\] |" in line
 
 
 def test_confusion_matrices_are_heatmaps_with_their_numbers(report):
@@ -336,7 +349,7 @@ def test_desiq_run_shows_its_conditions_verdicts_and_position_bias(others, repor
     assert entry["position"]["p"] < 0.05 and entry["position"]["verdict"].startswith("chosen positions differ")
     md = (report / "report.md").read_text()
     section = md[md.index("## Social-IQ runs (desiq eval)") : md.index("## Arena ratings")]
-    assert "| original | A4 | 0.620 | [0.540, 0.690] | 0.250 | 120 | \u2014 | above chance |" in section
+    assert "| original | A4 | 0.620 | \\[0.540, 0.690\\] | 0.250 | 120 | \u2014 | above chance |" in section
     assert "*Figure (in report.html): Position bias" in section and "| model-a | 52 | 31 | 22 | 15 | 30 |" in section
 
 
@@ -364,26 +377,33 @@ def test_bad_desiq_metrics_are_named_by_file_and_field(tmp_path):
 
 
 def test_hostile_text_is_escaped_in_markdown_and_html(tmp_path):
-    hostile = "<script>alert(1)</script><img src=x onerror=alert(2)> [click](javascript:alert(3)) "
-    run = write_run(
-        tmp_path / "run",
-        '<b onmouseover="x()">model</b>',
-        [0],
-        0.9,
-        {},
-        tasks=("image_description",),
-        prefix={"image_description": hostile},
-    )
+    """Every hostile name of the suite, as model names, folder names and predictions, renders as its text in
+    report.md (CommonMark, by markdown-it-py) and report.html, and as no markup."""
+    runs = [
+        write_run(
+            tmp_path / f"{k}",
+            name,
+            [0],
+            0.9,
+            {},
+            tasks=("image_description",),
+            prefix={"image_description": name + " "},
+        )
+        for k, name in enumerate(HOSTILE_NAMES)
+    ]
+    twins = [
+        write_run(tmp_path / name.replace("/", "\u2215"), "twin", [0], 0.5, {}, tasks=("hate",))
+        for name in ("<i>a", "b|c")
+    ]
     desiq = write_desiq_run(tmp_path / "desiq", "<iframe src=//x></iframe>")
-    write_report([run, desiq], tmp_path / "out", ReportSettings(n_boot=20, seed=0, fast=True))
+    write_report([*runs, *twins, desiq], tmp_path / "out", ReportSettings(n_boot=20, seed=0, fast=True))
     md = (tmp_path / "out" / "report.md").read_text()
     page = (tmp_path / "out" / "report.html").read_text()
-    for raw in ("<script", "<img", "<b ", "<iframe", "](javascript"):
-        assert raw not in md, raw
+    check_markdown(md, (*HOSTILE_NAMES, "<iframe src=//x></iframe>", "twin (<i>a)", "twin (b|c)"))
+    assert "| \\<script\\>alert(1)\\</script\\>" in md  # a prediction, in the examples table
     for raw in ("<script", "<img src=x", "<b ", "<iframe", 'href="javascript'):
         assert raw not in page, raw
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert "&lt;b onmouseover=" in md and "&lt;iframe src=//x&gt;" in md
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "&lt;iframe src=//x&gt;" in page
 
 
 def test_report_is_deterministic(folders, report, tmp_path):

@@ -9,7 +9,17 @@ from typing import Annotated
 
 import typer
 
-from desiq.commands.options import CacheDir, Config, Data, OptionPerturbKind, Split, perturbation_help
+from desiq.commands.options import (
+    CacheDir,
+    Data,
+    Fields,
+    OptionPerturbKind,
+    Schema,
+    Split,
+    config_of,
+    field_mapping,
+    perturbation_help,
+)
 from desiq.fusion.architecture import AUDIO_ENCODER, DEFAULTS, TEXT_ENCODER, Architecture
 from mmsoc.core.cli import BatchSize, Seed, commands, note
 from mmsoc.core.io import UsageError
@@ -29,7 +39,8 @@ def train(
         typer.Option(
             help="Social-IQ folder: trains on qa/qa_train.json with early stopping on "
             "qa/qa_val.json, media by vid_name. Or a single QA file (inputs "
-            "without media): a seeded fifth of its videos is the dev set."
+            "without media; any MCQA file with K options, see --fields): a seeded fifth of its videos "
+            "(groups) is the dev set."
         ),
     ],
     backbone: Annotated[
@@ -59,8 +70,12 @@ def train(
         ),
     ] = "q+a+t+v+s",
     config: Annotated[
-        Config, typer.Option(help="A4: cross-entropy over the 4 options; A2: over (correct, incorrect) pairs.")
-    ] = Config.A4,
+        str,
+        typer.Option(
+            help="AK (or its name: A4 for Social-IQ, A3 for three options): cross-entropy over all K options; "
+            "A2: over (correct, incorrect) pairs."
+        ),
+    ] = "AK",
     epochs: Annotated[int | None, typer.Option(help="Maximum training epochs (default 40 paper, 10 ours).")] = None,
     seed: Seed = 42,
     lr: Annotated[float, typer.Option(help="AdamW learning rate.")] = 1e-4,
@@ -115,21 +130,25 @@ def train(
         int, typer.Option(help="ours: feature positions per modality (longer sequences are average-pooled).")
     ] = 16,
     cache_dir: CacheDir = None,
+    fields: Fields = None,
+    schema: Schema = None,
 ) -> None:
     """Train the T5-fusion model with early stopping on the dev questions; write the model and metrics.json."""
     from desiq.data import hold_out_videos, qa_data
     from desiq.fusion import FusionConfig, default_encoders, fusion_accelerator, train_fusion
     from desiq.fusion.paper_media import paper_encoders
-    from desiq.fusion.runner import check_model_folder
+    from desiq.fusion.runner import chance, check_model_folder
+    from desiq.records import configs
     from mmsoc.media import FeatureCache
 
     if data.is_dir():
         train_data = qa_data(data, "train")
         train_items, dev_items = train_data.items(), qa_data(data, "val").items()
     else:
-        train_data = qa_data(data)
+        train_data = qa_data(data, mapping=field_mapping(fields, schema))
         train_items, dev_items = hold_out_videos(train_data.items(), DEV_FRACTION, seed)
     train_data.require_media(inputs)
+    chosen = config_of(config, train_items)
     check_model_folder(out)  # a folder that cannot take the model fails now, not after training
     d = DEFAULTS[architecture]
     if architecture is Architecture.paper:
@@ -147,7 +166,7 @@ def train(
     cfg = FusionConfig(
         backbone,
         inputs,
-        config.value,
+        chosen,
         encoders,
         max_tokens=max_tokens,
         lr=lr,
@@ -166,8 +185,10 @@ def train(
             train_items, dev_items, train_data.media_root, cfg, FeatureCache(cache_dir), accelerator, progress=True
         )
     if accelerator.is_main_process:
+        names = configs(dev_items)
         metrics = {
-            "dev": {"A4": dev["A4"], "A2": dev["A2"]},
+            "dev": {c: dev[c] for c in names},
+            "chance": chance(names),
             "inputs": cfg.inputs,
             "config": cfg.config,
             "architecture": cfg.architecture,
@@ -184,11 +205,16 @@ def train(
                 first = next(iter(errors.items()))
                 note(f"note: {modality} masked for {len(errors)} video(s) (first: {first[0]}: {first[1]})")
         typer.echo(
-            f"{cfg.inputs} {cfg.config}: dev A4 {dev['A4']:.4f}, A2 {dev['A2']:.4f} (epoch {dev['epoch']}); "
+            f"{cfg.inputs} {cfg.config}: dev {_scores(dev, names)} (epoch {dev['epoch']}); "
             f"missing {metrics['missing']}; architecture {cfg.architecture}"
         )
         note(f"wrote {out}")
     accelerator.wait_for_everyone()  # every process returns once the model is on disk
+
+
+def _scores(metrics: dict, names: tuple[str, ...]) -> str:
+    """``A4 0.5250, A2 0.7833``: the accuracy of each configuration."""
+    return ", ".join(f"{c} {metrics[c]:.4f}" for c in names)
 
 
 FLAGS = {
@@ -232,14 +258,18 @@ def evaluate(
     seed: Seed = 0,
     batch_size: BatchSize = 16,
     cache_dir: CacheDir = None,
+    fields: Fields = None,
+    schema: Schema = None,
 ) -> None:
     """Score every option of a split (default val); several processes (accelerate launch) give the same predictions."""
     from desiq.data import qa_data
     from desiq.fusion.evaluate import evaluate_run
+    from desiq.records import configs
     from mmsoc.media import FeatureCache
 
-    source = qa_data(data, split, default_split="val")
-    labelled = sum(item.labelled for item in source.items())
+    source = qa_data(data, split, default_split="val", mapping=field_mapping(fields, schema))
+    items = source.items()
+    labelled = sum(item.labelled for item in items)
     if perturb is not None and labelled == 0:
         raise UsageError(f"{source.qa} has no answer keys: --perturb needs labelled questions")
     metrics = evaluate_run(
@@ -254,8 +284,7 @@ def evaluate(
             )
         else:
             typer.echo(
-                f"{label}: A4 {metrics['A4']:.4f}, A2 {metrics['A2']:.4f} on {metrics['n']} questions; "
-                f"missing {metrics['missing']}"
+                f"{label}: {_scores(metrics, configs(items))} on {metrics['n']} questions; missing {metrics['missing']}"
             )
         note(f"wrote {out}")
 

@@ -7,12 +7,13 @@ from typing import Annotated
 
 import typer
 
-from desiq.commands.options import Data, Split
+from desiq.commands.options import Data, Fields, MediaRoot, Schema, Split
 from desiq.llm.answers import PARSE_RULES
 from desiq.llm.conditions import CONDITIONS
 from desiq.llm.prompts import BUILTIN, DEFAULT_PROMPT
 from mmsoc.commands import options as flags
-from mmsoc.core.cli import Adapter, Device, Limit, Progress, Seed, commands, note
+from mmsoc.core.cli import Adapter, Device, Limit, MinClusters, Progress, Seed, commands, note
+from mmsoc.metrics.verdict import MIN_CLUSTERS
 
 app = commands()
 
@@ -157,9 +158,19 @@ def eval_command(
             "serves them).",
         ),
     ] = None,
+    concurrency: flags.Concurrency = 8,
+    request_timeout: flags.RequestTimeout = 600.0,
+    retries: flags.Retries = 6,
+    deadline: flags.Deadline = None,
+    max_response_bytes: flags.MaxResponseBytes = flags.MAX_RESPONSE_BYTES,
     progress: Progress = True,
+    min_clusters: MinClusters = MIN_CLUSTERS,
+    fields: Fields = None,
+    schema: Schema = None,
+    media_root: MediaRoot = None,
 ) -> None:
     """Ask MODEL every question under every DeSIQ condition; accuracy with chance and intervals by video."""
+    from desiq.commands.options import field_mapping
     from desiq.llm.evaluate import EvalOptions, evaluate
     from desiq.llm.table import conditions_table
     from mmsoc.core.batching import parse_batch_size
@@ -182,12 +193,15 @@ def eval_command(
         fit=model_flags.fit,
         log_prompts=log_prompts,
         progress=progress,
+        min_clusters=min_clusters,
+        mapping=field_mapping(fields, schema),
+        media_root=media_root,
         model=model_flags.model_options(
             device=device,
             adapter=adapter,
             media=_media(num_frames, fps, video_as, cache_dir),
             prefix_cache=flags.choice("--prefix-cache", prefix_cache, ("auto", "off")),
-            api_base=api_base,
+            **flags.server_options(api_base, concurrency, request_timeout, retries, deadline, max_response_bytes),
         ),
     )
     metrics = evaluate(model, data, out, options)
@@ -205,7 +219,7 @@ def eval_command(
             )
         )
     else:
-        typer.echo("\n".join(conditions_table(metrics["results"])))
+        typer.echo("\n".join(conditions_table(metrics["results"], min_videos=min_clusters)))
     note(work_line(out))
     note(f"wrote {out}")
 
@@ -225,6 +239,15 @@ def table_command(
     runs: Annotated[list[Path], typer.Argument(help="`desiq eval` run folders.")],
     out: Annotated[Path | None, typer.Option("--out", help="Write the comparison here (markdown).")] = None,
     config: Annotated[str, typer.Option("--config", help="A4 or A2.")] = "A4",
+    min_clusters: MinClusters = MIN_CLUSTERS,
+    subset: Annotated[
+        Path | None,
+        typer.Option(
+            "--subset",
+            help="Also each run on a subset beside its full set: the per_item.jsonl of `desiq probe --per-item` "
+            "(its blind-proof questions) or a QA file such as `desiq subset` writes.",
+        ),
+    ] = None,
 ) -> None:
     """Compare runs (input settings, models, adapters) side by side, each condition with its interval."""
     from desiq.llm.table import comparison_markdown, read_metrics
@@ -232,7 +255,11 @@ def table_command(
 
     names = [run.name for run in runs]
     names = names if len(set(names)) == len(names) else [str(run) for run in runs]
-    text = comparison_markdown([(name, read_metrics(run)) for name, run in zip(names, runs)], config)
+    text = comparison_markdown([(name, read_metrics(run)) for name, run in zip(names, runs)], config, min_clusters)
+    if subset is not None:
+        from desiq.llm.subset_table import run_subset_markdown
+
+        text += "".join("\n" + run_subset_markdown(n, run, subset, min_clusters) for n, run in zip(names, runs))
     if out is not None:
         write_text(out, text)
         note(f"wrote {out}")

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from desiq.data import DATA_HELP
 from desiq.perturbations import PERTURBATIONS, SPLITS
 
-Config = Enum("Config", {"A4": "A4", "A2": "A2"}, type=str)
+if TYPE_CHECKING:
+    from desiq.formats.mcqa_fields import Mapping
+    from desiq.records import MCQAItem
+
 PerturbKind = Enum("PerturbKind", {name: name for name in PERTURBATIONS}, type=str)
 OptionPerturbKind = Enum(
     "OptionPerturbKind", {name: name for name, p in PERTURBATIONS.items() if p.replaces_option}, type=str
@@ -32,6 +36,56 @@ Data = Annotated[Path, typer.Option("--data", help=DATA_HELP)]
 Split = Annotated[
     str | None, typer.Option("--split", help="With a Social-IQ folder as --data: the split to read (qa/qa_SPLIT.json).")
 ]
+Fields = Annotated[
+    str | None,
+    typer.Option(
+        "--fields",
+        help="Columns of a generic MCQA file: id=COL,question=COL,options=COL|COL|... (or one list column),"
+        "answer=COL (0/1-based index, letter or option text; answer_base=0|1 when the data cannot tell),"
+        "group=COL (what partners and intervals cluster on; default: each question alone),context=COL "
+        "(shown as the transcript),media=COL (a path under --media-root). Unset keys: recognised from the "
+        "columns.",
+    ),
+]
+Schema = Annotated[
+    Path | None, typer.Option("--schema", help="A small YAML file of the --fields keys (options: a list of columns).")
+]
+MediaRoot = Annotated[
+    Path | None,
+    typer.Option("--media-root", help="Folder the media column's paths lie under (default: the QA file's folder)."),
+]
+ConfigName = Annotated[
+    str,
+    typer.Option(
+        "--config",
+        help="AK keeps all K options (A4 for Social-IQ, A3 for three options; AK or the name); A2 writes the "
+        "correct-incorrect pairs.",
+    ),
+]
+
+
+def field_mapping(fields: str | None, schema: Path | None) -> Mapping | None:
+    """The mapping of ``--fields`` or ``--schema`` (not both), None when neither is given."""
+    from desiq.formats.mcqa_fields import Mapping, read_schema
+    from mmsoc.core.io import UsageError
+
+    if fields is not None and schema is not None:
+        raise UsageError("give --fields or --schema, not both")
+    return Mapping.parse(fields) if fields is not None else read_schema(schema) if schema is not None else None
+
+
+def config_of(name: str, items: Sequence[MCQAItem]) -> str:
+    """``--config`` as one of the items' configurations (``AK`` names the one with all options)."""
+    from desiq.records import configs
+    from mmsoc.core.io import UsageError
+
+    known = configs(items)
+    chosen = known[0] if name.upper() == "AK" else name.upper()
+    if chosen not in known:
+        raise UsageError(f"--config {name}: these questions have {', '.join(known)} (or AK: all options)")
+    return chosen
+
+
 CacheDir = Annotated[
     Path | None, typer.Option(help="Feature cache folder (default: features/ under $MMSOC_CACHE, else ~/.cache/mmsoc).")
 ]

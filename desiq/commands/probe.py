@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from desiq.commands.options import Split
+from desiq.commands.options import Fields, Schema, Split, field_mapping
 from desiq.fusion.architecture import AUDIO_ENCODER, Architecture
 from desiq.probes import PROBES
-from mmsoc.core.cli import Seed, commands, note
+from mmsoc.core.cli import MinClusters, Seed, commands, note
+from mmsoc.metrics.verdict import MIN_CLUSTERS
+
+if TYPE_CHECKING:
+    from desiq.formats.mcqa_fields import Mapping
 
 app = commands()
 
@@ -99,13 +104,23 @@ def probe(
         bool, typer.Option(help="Also retrain and score on the DeSIQ_d and DeSIQ_s rebuilds of both files.")
     ] = True,
     tsne: Annotated[bool, typer.Option(help="Draw tsne.png of the eval options.")] = True,
+    per_item: Annotated[
+        bool,
+        typer.Option(
+            help="Also write per_item.jsonl: per eval question, the picks of blind probes (a, q+a) that never "
+            "trained on its video (5 folds by video) and whether each shortcut answers it."
+        ),
+    ] = False,
+    fields: Fields = None,
+    schema: Schema = None,
+    min_clusters: MinClusters = MIN_CLUSTERS,
 ) -> None:
     """Can the dataset be solved without the video? Train a probe, score every perturbation.
 
     --probe heuristics needs no training: give --eval FILE (or --data, or nothing for the sample).
     """
     from desiq.data import qa_data
-    from desiq.formats import read_mcqa
+    from desiq.formats import read_source
     from desiq.inputs import InputSetting
     from desiq.probe import debiased_rows, run_probe
     from desiq.probe_report import probe_markdown, tsne_figure, write_probe_outputs
@@ -113,8 +128,9 @@ def probe(
     from desiq.sample import sample_items, write_sample
     from mmsoc.core.io import UsageError, check_writable
 
+    mapping = field_mapping(fields, schema)
     if not PROBES[probe.value].trains:
-        return _heuristics(out, data, split, train, eval_file, seed)
+        return _heuristics(out, data, split, train, eval_file, seed, mapping, per_item, min_clusters)
     if (train is None) != (eval_file is None):
         raise UsageError("give both --train and --eval, or neither")
     if split is not None and data is None:
@@ -131,7 +147,8 @@ def probe(
         train_items, eval_items = train_data.items(), eval_data.items()
         names, media_root = (str(train_data.qa), str(eval_data.qa)), media_root or data
     elif train is not None and eval_file is not None:
-        train_items, eval_items, names = read_mcqa(train), read_mcqa(eval_file), (str(train), str(eval_file))
+        train_items, eval_items = read_source(train, mapping).items, read_source(eval_file, mapping).items
+        names = (str(train), str(eval_file))
     else:
         train_items, eval_items, names = sample_items("train"), sample_items("val"), ("sample train", "sample val")
         if PROBES[probe.value].media and InputSetting.parse(inputs.value).media and media_root is None:
@@ -161,17 +178,30 @@ def probe(
             tsne_figure(backend, eval_items, out / "tsne.png", seed=seed)
         if debiased:
             report.results += debiased_rows(backend, train_items, eval_items, inputs.value, seed=seed)
+    report.results = [replace(row, min_videos=min_clusters) for row in report.results]
     write_probe_outputs(report, out)
     typer.echo(probe_markdown(report))
     note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))
+    if per_item:
+        from desiq.per_item import per_item_outputs
+
+        per_item_outputs(out, eval_items, backend, probe.value, train_items, seed)
 
 
 def _heuristics(
-    out: Path, data: Path | None, split: str | None, train: Path | None, eval_file: Path | None, seed: int
+    out: Path,
+    data: Path | None,
+    split: str | None,
+    train: Path | None,
+    eval_file: Path | None,
+    seed: int,
+    mapping: Mapping | None = None,
+    per_item: bool = False,
+    min_clusters: int = MIN_CLUSTERS,
 ) -> None:
     """``--probe heuristics``: score the shortcuts on one file, no training."""
     from desiq.data import qa_data
-    from desiq.formats import read_mcqa
+    from desiq.formats import read_source
     from desiq.probes.heuristics import heuristics_markdown, run_heuristics, write_heuristics
     from desiq.sample import sample_items
     from mmsoc.core.io import UsageError
@@ -183,13 +213,18 @@ def _heuristics(
     if split is not None and data is None:
         raise UsageError("--split picks the evaluation file of a Social-IQ folder given as --data")
     if eval_file is not None:
-        items, name = read_mcqa(eval_file), str(eval_file)
+        items, name = read_source(eval_file, mapping).items, str(eval_file)
     elif data is not None:
-        source = qa_data(data, split, default_split="val" if data.is_dir() else None)
+        source = qa_data(data, split, default_split="val" if data.is_dir() else None, mapping=mapping)
         items, name = source.items(), str(source.qa)
     else:
         items, name = sample_items("val"), "sample val"
     report = run_heuristics(items, seed=seed, name=name)
+    report.results = [replace(row, min_videos=min_clusters) for row in report.results]
     write_heuristics(report, out)
+    if per_item:
+        from desiq.per_item import per_item_outputs
+
+        per_item_outputs(out, items, None, "heuristics", seed=seed)
     typer.echo(heuristics_markdown(report))
     note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}")

@@ -1,17 +1,39 @@
-"""``desiq data sample``, ``desiq perturb`` and ``desiq build``: Social-IQ files in, Social-IQ 2.0 files out."""
+"""``desiq data sample``, ``desiq perturb`` and ``desiq build``: Social-IQ or any MCQA file in; Social-IQ 2.0
+files out (a generic file: its own columns, in the container the output's suffix names), each with a data
+card (``OUT.card.md``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from desiq.commands.options import Config, Data, PerturbKind, Split, Variant, perturbation_help, variant_help
+from desiq.commands.options import (
+    ConfigName,
+    Data,
+    Fields,
+    MediaRoot,
+    PerturbKind,
+    Schema,
+    Split,
+    Variant,
+    field_mapping,
+    perturbation_help,
+    variant_help,
+)
 from desiq.perturbations import Scope
+
+if TYPE_CHECKING:
+    from desiq.formats import MCQAReading
+    from desiq.perturb import PerturbResult
 from mmsoc.core.cli import Seed, commands, note
 
 app = commands()
+OUT_HELP = (
+    "Output QA file (Social-IQ 2.0 JSON Lines; a generic input: its columns, in the container the suffix "
+    "names: .csv .tsv .json .jsonl .parquet)."
+)
 
 data_app = typer.Typer(help="The embedded sample dataset.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
@@ -36,45 +58,48 @@ def data_sample(
 def perturb(
     data: Data,
     kind: Annotated[PerturbKind, typer.Option(help=perturbation_help())],
-    out: Annotated[Path, typer.Option(help="Output QA file (Social-IQ 2.0 JSON Lines).")],
+    out: Annotated[Path, typer.Option(help=OUT_HELP)],
     split: Split = None,
-    config: Annotated[Config, typer.Option(help="A4 keeps the 4 options; A2 writes the binary pairs.")] = Config.A4,
+    config: ConfigName = "AK",
     seed: Seed = 0,
     scope: Annotated[Scope | None, typer.Option(help="Where partner questions come from (default: any).")] = None,
+    fields: Fields = None,
+    schema: Schema = None,
+    media_root: MediaRoot = None,
 ) -> None:
     """Apply one perturbation of the DeSIQ paper to a QA file."""
+    from desiq.commands.options import config_of
     from desiq.data import qa_data
-    from desiq.formats import write_mcqa
     from desiq.perturb import perturb as apply
-    from desiq.records import to_a2
+    from desiq.records import in_config
 
-    items = qa_data(data, split).items()
-    if config is Config.A2:
-        items = to_a2(items)
-    result = apply(items, kind.value, seed=seed, scope=scope)
-    write_mcqa(out, result.items)
-    note(
-        f"{kind.value} ({config.value}, scope {(scope or Scope.any).value}, seed {seed}): {len(result.items)} "
-        f"items, {result.options_replaced} options replaced -> {out}"
-    )
+    reading = qa_data(data, split, mapping=field_mapping(fields, schema), media_root=media_root).reading()
+    config = config_of(config, reading.items)
+    result = apply(in_config(reading.items, config), kind.value, seed=seed, scope=scope)
+    made = f"desiq perturb --kind {kind.value} --config {config} --scope {(scope or Scope.any).value} --seed {seed}"
+    _write(out, reading, result, made)
 
 
 @app.command()
 def build(
     data: Data,
     variant: Annotated[Variant, typer.Option(help=variant_help())],
-    out: Annotated[Path, typer.Option(help="Output QA file (Social-IQ 2.0 JSON Lines).")],
+    out: Annotated[Path, typer.Option(help=OUT_HELP)],
     split: Split = None,
     seed: Seed = 0,
+    fields: Fields = None,
+    schema: Schema = None,
+    media_root: MediaRoot = None,
 ) -> None:
-    """Build a DeSIQ split: every incorrect option becomes another question's correct answer."""
+    """Build a DeSIQ split: every incorrect option becomes another question's correct answer (partners
+    from another group, or the same group: a video, a passage, the file's group column)."""
     from desiq.data import qa_data
-    from desiq.formats import write_mcqa
     from desiq.perturbations import SPLITS
     from desiq.splits import answer_repeated_as_distractor, build_split, require_labels
 
-    source = qa_data(data, split)
-    items = source.items()
+    source = qa_data(data, split, mapping=field_mapping(fields, schema), media_root=media_root)
+    reading = source.reading()
+    items = reading.items
     require_labels(items, str(source.qa))
     repeated = answer_repeated_as_distractor(items)
     if repeated:
@@ -83,14 +108,30 @@ def build(
             f"(first: {repeated[0].id}); the rebuild replaces those distractors"
         )
     result = build_split(items, variant.value, seed=seed, source=str(source.qa))
-    write_mcqa(out, result.items)
     record = SPLITS[variant.value]
-    note(
-        f"{record.name} (seed {seed}): {len(result.items)} items, {result.options_replaced} options replaced "
-        f"(marked {record.marker} in idx_types) -> {out}"
-    )
+    _write(out, reading, result, f"desiq build --variant {variant.value} ({record.name}) --seed {seed}")
     if record.scope is Scope.same_video:  # the only scope that can run short of partners
         note(
             f"fallbacks: {result.fallback_items} items took {result.fallback_options} options from other "
-            "videos because their video had too few questions"
+            "groups because their group had too few questions"
         )
+
+
+def _write(out: Path, reading: MCQAReading, result: PerturbResult, made: str) -> None:
+    """The perturbed items (in the input's format and layout where it is writable, else Social-IQ 2.0) and
+    their card."""
+    from desiq.cards import write_card
+    from desiq.formats import write_like
+
+    write_like(out, result.items, reading)
+    counts = {
+        "questions written": len(result.items),
+        "options replaced": result.options_replaced,
+        "questions whose partners came from other groups (fallback)": result.fallback_items,
+        "options taken from other groups (fallback)": result.fallback_options,
+        "options left as they were (the pool ran dry)": result.dry_options,
+        "questions with an option left as it was": result.dry_items,
+    }
+    card = write_card(out, reading, made, counts)
+    dry = f"; {result.dry_options} options left as they were (pool ran dry)" if result.dry_options else ""
+    note(f"{made}: {len(result.items)} items, {result.options_replaced} options replaced{dry} -> {out} ({card.name})")

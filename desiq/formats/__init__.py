@@ -1,22 +1,30 @@
 """MCQA file formats, one module each, found by the ``FORMATS`` registry.
 
 A format module declares ``FORMAT = MCQAFormat(...)``: its name, what its files look like
-(``detect``), a reader to ``MCQAItem`` and, where items can be written back in it, a writer. To add a
-format, add one module to this package.
+(``detect``), a reader to ``MCQAItem`` and, where items can be written back in it, a writer. Every writer
+takes the path, the items and the reading they were made from (``MCQAReading``, or None): a format of one
+fixed shape ignores the reading, the generic one (``mcqa``) writes each item into the row it was read from.
+To add a format, add one module to this package.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desiq.perturbations import correct_markers, markers
 from desiq.records import CORRECT, MCQAItem
 from mmsoc.core.io import InputError, read_jsonl
 from mmsoc.core.registry import Registry
+
+if TYPE_CHECKING:
+    from desiq.formats.mcqa_fields import Layout, Mapping
+
+Writer = Callable[[Path, Iterable[MCQAItem], "MCQAReading | None"], None]
+"""Write items atomically to a path, given the reading they were made from (None: made otherwise)."""
 
 
 @dataclass(frozen=True)
@@ -30,7 +38,7 @@ class MCQAFormat:
     detect: Callable[[Path], bool]
     """Whether a file looks like this format (for ``format="auto"``)."""
     read: Callable[[Path], list[MCQAItem]]
-    write: Callable[[Path, Iterable[MCQAItem]], None] | None = None
+    write: Writer | None = None
 
 
 FORMATS: Registry[MCQAFormat] = Registry("MCQA format")
@@ -45,13 +53,64 @@ def read_mcqa(path: str | os.PathLike, format: str = "auto") -> list[MCQAItem]:
     return (detect_format(path) if format == "auto" else FORMATS[format]).read(path)
 
 
-def write_mcqa(path: str | os.PathLike, items: Iterable[MCQAItem], format: str = "siq2") -> None:
-    """Write items atomically in ``format``."""
+@dataclass
+class MCQAReading:
+    """What was read from one file: its format, the items, and for a generic file the mapping used, the
+    decisions taken (how answers are read, ...), the rows skipped (each named by file, line, field) and
+    the layout items are written back in."""
+
+    path: Path
+    format: str
+    items: list[MCQAItem]
+    rows: int
+    mapping: Mapping | None = None
+    decisions: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    layout: Layout | None = None
+
+
+def read_source(
+    path: str | os.PathLike,
+    mapping: Mapping | None = None,
+    media_root: str | os.PathLike | None = None,
+    format: str = "auto",
+) -> MCQAReading:
+    """Read a QA file with what a data card tells of it; a ``mapping`` (or ``format="mcqa"``) reads it as
+    a generic multiple-choice file (``desiq.formats.mcqa``)."""
+    from desiq.formats.mcqa import read_table_mcqa
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "file not found")
+    fmt = FORMATS["mcqa"] if mapping is not None else detect_format(path) if format == "auto" else FORMATS[format]
+    if fmt.name == "mcqa":
+        return read_table_mcqa(path, mapping, media_root)
+    items = fmt.read(path)
+    return MCQAReading(path, fmt.name, items, len(items))
+
+
+def write_mcqa(
+    path: str | os.PathLike, items: Iterable[MCQAItem], format: str = "siq2", reading: MCQAReading | None = None
+) -> None:
+    """Write items atomically in ``format``, in the layout of ``reading`` (the file they were made from)
+    where the format follows it."""
     fmt = FORMATS[format]
     if fmt.write is None:
         writable = [f.name for f in FORMATS.values() if f.write is not None]
         raise KeyError(f"format {format!r} is read-only; write in {', '.join(writable)}")
-    fmt.write(Path(path), items)
+    fmt.write(Path(path), items, reading)
+
+
+def output_format(reading: MCQAReading) -> str:
+    """The format items made from ``reading`` are written in: its own where writable, else ``siq2``."""
+    return reading.format if FORMATS[reading.format].write is not None else "siq2"
+
+
+def write_like(path: str | os.PathLike, items: Iterable[MCQAItem], reading: MCQAReading) -> str:
+    """Write items made from ``reading`` in its format and layout (``output_format``); returns the format."""
+    format = output_format(reading)
+    write_mcqa(path, items, format, reading)
+    return format
 
 
 def detect_format(path: Path) -> MCQAFormat:

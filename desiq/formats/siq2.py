@@ -143,5 +143,5 @@ FORMAT = MCQAFormat(
     RELEASE_KINDS,
     _detect,
     read_siq2,
-    write_siq2,
+    lambda path, items, _reading: write_siq2(path, items),
 )

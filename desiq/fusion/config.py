@@ -3,11 +3,15 @@ of ``ours``."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 from desiq.fusion.architecture import AUDIO_ENCODER, DEFAULTS, TEXT_ENCODER, TEXT_LEN, Architecture, Defaults
 from desiq.inputs import InputSetting
 from mmsoc.media import AudioEncoder, EncoderSpec, TranscriptEncoder, VideoEncoder
+
+CONFIG_NAME = re.compile(r"A([2-9]|[1-9][0-9]+)")
+"""``AK`` (all K options: ``A4`` for Social-IQ, ``A3``, ``A5``, ...) or ``A2`` (correct-incorrect pairs)."""
 
 
 def default_encoders(
@@ -33,6 +37,7 @@ class FusionConfig:
     backbone: str
     inputs: str = "q+a+t+v+s"
     config: str = "A4"
+    """``AK``: cross-entropy over all K options (``A4`` for Social-IQ); ``A2``: over correct-incorrect pairs."""
     encoders: dict[str, EncoderSpec] = field(default_factory=default_encoders)
     max_tokens: int = 16
     """ours: positions per medium (longer ones are average-pooled)."""
@@ -53,8 +58,8 @@ class FusionConfig:
 
     def __post_init__(self):
         self.inputs = InputSetting.parse(self.inputs).name
-        if self.config not in ("A4", "A2"):
-            raise ValueError(f"config must be A4 or A2, not {self.config!r}")
+        if not CONFIG_NAME.fullmatch(self.config):
+            raise ValueError(f"config must be AK (all K options: A3, A4, ...) or A2, not {self.config!r}")
         self.architecture = Architecture(self.architecture).value
         if self.architecture == Architecture.paper.value:
             self.text_encoder = self.text_encoder or TEXT_ENCODER

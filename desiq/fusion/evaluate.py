@@ -9,7 +9,6 @@ into its own log; the main process merges them in item order.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from contextlib import ExitStack
 from pathlib import Path
@@ -18,11 +17,20 @@ from typing import Any
 import numpy as np
 
 from desiq.data import QAData
-from desiq.fusion.runner import CONFIG_FILE, HEAD_FILE, FusionScorer, accuracy, fusion_accelerator
+from desiq.fusion.runner import (
+    CONFIG_FILE,
+    HEAD_FILE,
+    FusionScorer,
+    accuracy,
+    chance,
+    fusion_accelerator,
+    scored_configs,
+)
 from desiq.inputs import MEDIA
 from desiq.perturb import perturb as apply
 from desiq.records import MCQAItem
 from mmsoc.core.io import InputError, JsonlAppender
+from mmsoc.core.paths import file_sha256
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.media import FeatureCache
 
@@ -30,20 +38,14 @@ ORIGINAL = "original"
 KEY_FIELDS = ("id", "perturbation")
 
 
-def file_digest(*paths: Path) -> str:
-    """sha256 over the bytes of ``paths``, in order."""
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def metrics_from_rows(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """A4 (the top option is the correct one), A2 (the correct option outscores each incorrect one), n
-    and masked media per modality, from the prediction rows alone."""
+    """AK (the top of the K options is the correct one: A4 for Social-IQ), A2 (the correct option outscores
+    each incorrect one), their chance, n and masked media per modality, from the prediction rows alone."""
     missing = {m: sum(m in r["masked"] for r in rows) for m in MEDIA}
+    scores = [r["scores"] for r in rows]
     return {
-        **accuracy([r["answer_idx"] for r in rows], [r["scores"] for r in rows]),
+        **accuracy([r["answer_idx"] for r in rows], scores),
+        "chance": chance(scored_configs(scores)),
         "n": len(rows),
         "missing": missing,
     }
@@ -93,14 +95,15 @@ def evaluate_run(
     name = perturbation or ORIGINAL
     identity = {
         "model": str(model.resolve()),
-        "model_sha256": file_digest(model / CONFIG_FILE, model / HEAD_FILE),
+        "model_sha256": file_sha256(model / CONFIG_FILE, model / HEAD_FILE),
         "data": str(data.qa.resolve()),
-        "data_sha256": file_digest(data.qa),
+        "data_sha256": file_sha256(data.qa),
         "media_root": str(data.media_root.resolve()) if data.media_root else None,
         "split": data.split,
         "perturb": perturbation,
         "seed": seed if perturbation else None,
         "inputs": _saved_inputs(model),
+        **({"fields": data.mapping.describe()} if data.mapping else {}),
     }
     folder = RunFolder(out, KEY_FIELDS)
     keys = [(item.id, name) for item in items]

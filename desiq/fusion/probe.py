@@ -15,7 +15,7 @@ from desiq.fusion.features import MediaFeatures
 from desiq.fusion.paper_media import paper_encoders
 from desiq.fusion.runner import FusionScorer, train_fusion
 from desiq.inputs import InputSetting
-from desiq.records import MCQAItem
+from desiq.records import MCQAItem, configs
 from mmsoc.media import EncoderSpec, FeatureCache
 
 
@@ -27,7 +27,9 @@ class FusionProbe:
     ``save_pretrained`` or ``hf download google-t5/t5-small --local-dir DIR`` writes), for machines
     without hub access. The defaults (AdamW at lr 1e-4, early stopping on the dev videos) are the
     paper's settings for a pretrained T5-small; a randomly initialised backbone needs a larger lr.
-    With ``media=False`` it takes the text settings only (``a``, ``q+a``). ``architecture``: ``ours`` or
+    With ``media=False``, or without ``media_root``, it takes the text settings only (``a``, ``q+a``). Items
+    may have any one number K of options: it trains in their first configuration (``AK``, ``A4`` for Social-IQ;
+    ``A2`` for two options). ``architecture``: ``ours`` or
     ``paper`` (``desiq.fusion.architecture``; ``text_encoder`` is the paper's frozen text encoder), with
     the architecture's default media encoders unless ``encoders`` are given.
     """
@@ -67,14 +69,15 @@ class FusionProbe:
             setting.text_only(f"probe {self.name!r}")
         elif setting.media and self.media_root is None:
             raise ValueError(
-                f"inputs {setting.name} need media: pass --data with a Social-IQ folder "
+                f"inputs {setting.name} need media ({', '.join(setting.media)}), but these questions come without "
+                "a media folder: use inputs a or q+a, or pass --data with a Social-IQ folder "
                 "(or --media-root with --train/--eval)"
             )
         train, dev = hold_out_videos(items, self.dev_fraction, seed)
         config = FusionConfig(
             self.backbone,
             inputs,
-            "A4",
+            configs(items)[0],
             self._encoders() if setting.media else {},
             lr=self.lr,
             epochs=self.epochs,

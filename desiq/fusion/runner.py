@@ -16,26 +16,50 @@ from desiq.fusion.config import FusionConfig, default_encoders
 from desiq.fusion.features import MediaFeatures, extract
 from desiq.fusion.model import FusionModel
 from desiq.inputs import InputSetting
-from desiq.records import MCQAItem, to_a2
+from desiq.records import PAIRS, MCQAItem, configs, configs_for, in_config
 from mmsoc.core.io import InputError, UsageError, building_folder, check_writable, swap_in_folder, write_json
 from mmsoc.media import CachedEncoder, FeatureCache
 
-__all__ = ["FusionConfig", "FusionScorer", "accuracy", "default_encoders", "fusion_accelerator", "train_fusion"]
+__all__ = [
+    "FusionConfig",
+    "FusionScorer",
+    "accuracy",
+    "chance",
+    "default_encoders",
+    "fusion_accelerator",
+    "train_fusion",
+]
 
 CONFIG_FILE = "fusion_config.json"
 HEAD_FILE = "fusion_head.safetensors"
 BACKBONE_DIR = "backbone"
 
 
+def scored_configs(scores: Sequence[Sequence[float]]) -> tuple[str, ...]:
+    """The configurations of questions with these option scores (``desiq.records.configs``): ``AK`` (``A4``
+    for Social-IQ) and ``A2``; none without scores; a ValueError when the option counts differ."""
+    counts = sorted({len(s) for s in scores})
+    if len(counts) > 1:
+        raise ValueError(f"questions have {' and '.join(map(str, counts))} options; one count per file is needed")
+    return configs_for(counts[0]) if counts else ()
+
+
 def accuracy(answers: Sequence[int | None], scores: Sequence[Sequence[float]]) -> dict[str, float]:
-    """A4: the top option is the correct one; A2: the correct option outscores each incorrect one.
+    """Per configuration (``scored_configs``): ``AK``, the top of the K options is the correct one; ``A2``,
+    the correct option outscores each incorrect one (two-option questions have ``A2`` only).
 
     ``answers``: each item's correct index (None for an unlabelled item, which is left out).
     """
     labelled = [(a, np.asarray(s)) for a, s in zip(answers, scores) if a is not None]
     top = [int(np.argmax(s)) == a for a, s in labelled]
     pairs = [s[a] > s[j] for a, s in labelled for j in range(len(s)) if j != a]
-    return {"A4": float(np.mean(top)) if top else 0.0, "A2": float(np.mean(pairs)) if pairs else 0.0}
+    top_share, pair_share = float(np.mean(top)) if top else 0.0, float(np.mean(pairs)) if pairs else 0.0
+    return {c: pair_share if c == PAIRS else top_share for c in scored_configs(scores)}
+
+
+def chance(names: Sequence[str]) -> dict[str, float]:
+    """The accuracy of a uniform guess in each configuration: 1/K for ``AK``, 1/2 for ``A2``."""
+    return {c: 1 / int(c[1:]) for c in names}
 
 
 class FusionScorer:
@@ -180,7 +204,8 @@ def train_fusion(
     accelerator=None,
     progress: bool = False,
 ) -> tuple[FusionScorer, dict, MediaFeatures]:
-    """Train with AdamW and early stopping on dev (A4 or A2 accuracy); returns the best model.
+    """Train with AdamW and early stopping on dev (``AK`` or ``A2`` accuracy, ``config.config``); returns the
+    best model.
 
     Cross-entropy over each item's option logits (the paper architecture's head ends in a sigmoid in the
     official code, whose outputs it fed to cross-entropy; we train on the logits). Early stopping by the
@@ -189,6 +214,7 @@ def train_fusion(
     """
     from accelerate.utils import set_seed
 
+    examples = _examples(train, dev, config.config)
     accelerator = accelerator or fusion_accelerator()
     set_seed(config.seed)
     require_models(config)
@@ -202,7 +228,6 @@ def train_fusion(
     torch.manual_seed(config.seed)
     model, scorer.tokenizer = build_model(config, dims)
     scorer.model = model.to(accelerator.device)
-    examples = to_a2(train) if config.config == "A2" else list(train)
     trained = [p for p in scorer.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trained, lr=config.lr, weight_decay=config.weight_decay)
     model, optimizer = accelerator.prepare(scorer.model, optimizer)
@@ -234,8 +259,19 @@ def train_fusion(
     scorer.model.load_state_dict(best_state, strict=False)
     scorer.model.eval()
     best_epoch = max(history, key=lambda h: h[config.config])
-    dev_metrics = {"A4": best_epoch["A4"], "A2": best_epoch["A2"], "epoch": best_epoch["epoch"], "history": history}
+    dev_metrics = {**{c: best_epoch[c] for c in configs(dev)}, "epoch": best_epoch["epoch"], "history": history}
     return scorer, dev_metrics, features
+
+
+def _examples(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], config: str) -> list[MCQAItem]:
+    """The training questions as ``config`` sees them; a ValueError when dev has another option count or
+    the questions have no such configuration."""
+    if configs(train) != configs(dev):
+        raise ValueError(
+            f"training questions have {len(train[0].options)} options, dev questions {len(dev[0].options)}: "
+            "train and dev need one option count"
+        )
+    return in_config(train, config)
 
 
 def _epochs(n: int, show: bool):

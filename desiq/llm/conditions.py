@@ -7,8 +7,8 @@
 - ``circular``: every question under each rotation of its options; correct only when correct under
   all of them (VLMEvalKit's CircularEval).
 
-Each is asked as A4 (the question with its four options) and A2 (every correct-incorrect pair as a
-two-option question, ``desiq.records.to_a2``; perturbations are applied to the pairs as
+Each is asked as AK (the question with all its K options: A4 for Social-IQ) and A2 (every
+correct-incorrect pair as a two-option question, ``desiq.records.to_a2``; perturbations are applied to the pairs as
 ``desiq perturb --config A2`` does). Perturbations and splits are built from all the questions
 (partners are drawn from the whole file), then ``limit`` keeps the first questions, so a limited run
 asks a prefix of what the full run asks.
@@ -20,14 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from desiq.perturbations import PERTURBATIONS
-from desiq.records import MCQAItem, to_a2
+from desiq.records import MCQAItem, configs, in_config
 
 ORIGINAL, NCAQ, CIRCULAR = "original", "NCAQ", "circular"
 SPLIT_CONDITIONS = {"desiq_d": "d", "desiq_s": "s"}
 CONDITIONS = (ORIGINAL, NCAQ, *(n for n in PERTURBATIONS if n != NCAQ), *SPLIT_CONDITIONS, CIRCULAR)
 UNLABELLED_CONDITIONS = (ORIGINAL, NCAQ, CIRCULAR)
 """Conditions that need no answer key (they can be asked of the unlabelled test split)."""
-CONFIGS = ("A4", "A2")
 
 
 @dataclass(frozen=True)
@@ -88,24 +87,24 @@ def condition_items(items: Sequence[MCQAItem], condition: str, config: str, seed
     from desiq.perturb import perturb
     from desiq.splits import build_split
 
-    base = to_a2(items) if config == "A2" else list(items)
+    base = in_config(items, config)
     if condition in (ORIGINAL, CIRCULAR):
         return base
     if condition in SPLIT_CONDITIONS:
         rebuilt = build_split(items, SPLIT_CONDITIONS[condition], seed=seed).items
-        return to_a2(rebuilt) if config == "A2" else rebuilt
+        return in_config(rebuilt, config)
     return perturb(base, condition, seed=seed).items
 
 
 def ask(items: Sequence[MCQAItem], conditions: Sequence[str], seed: int = 0, limit: int | None = None) -> list[Asked]:
     """Every question to ask, in the canonical order: condition, configuration, question, rotation.
 
-    Unlabelled items are asked as A4 only (A2 pairs need the answer key)."""
+    Unlabelled items are asked with all their options only (A2 pairs need the answer key)."""
     labelled = all(item.labelled for item in items)
     keep = {item.id for item in items[:limit]} if limit is not None else None
     out: list[Asked] = []
     for condition in conditions:
-        for config in CONFIGS if labelled else CONFIGS[:1]:
+        for config in configs(items) if labelled else configs(items)[:1]:
             for item in condition_items(items, condition, config, seed):
                 source = _source(item)
                 if keep is not None and source not in keep:

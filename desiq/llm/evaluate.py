@@ -14,12 +14,12 @@ RUN_DIR/conditions/       each condition's questions as asked, as Social-IQ 2.0 
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from desiq.data import qa_data
+from desiq.formats.mcqa_fields import Mapping
 from desiq.inputs import InputSetting
 from desiq.llm.answers import PARSE_RULES
 from desiq.llm.conditions import ORIGINAL, ask, parse_conditions
@@ -27,6 +27,7 @@ from desiq.llm.prompts import DEFAULT_PROMPT, get_prompt
 from desiq.llm.requests import RequestBuilder
 from desiq.llm.run import ANSWER_MODES, Answerer, run_asked
 from mmsoc.core.io import UsageError, write_text
+from mmsoc.core.paths import file_sha256
 from mmsoc.models.base import GenerationSettings
 from mmsoc.models.registry import MediaSettings, ModelOptions
 
@@ -51,20 +52,18 @@ class EvalOptions:
     log_prompts: bool = False
     """Write the exact prompt text into each prediction row."""
     progress: bool = False
+    min_clusters: int = 10
+    """The fewest videos an interval and a verdict are drawn from."""
     model: ModelOptions = field(default_factory=ModelOptions)
     """How the model is loaded, prompted and run (dtype, device, adapter, media, chat template, server ...)."""
+    mapping: Mapping | None = None
+    """The field mapping of a generic MCQA file (``--fields`` / ``--schema``)."""
+    media_root: Path | None = None
+    """The folder a generic file's media column lies under (``--media-root``)."""
 
     @property
     def media(self) -> MediaSettings:
         return self.model.media
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def model_media(model: str, media: MediaSettings) -> tuple[frozenset[str], dict[str, Any], int | None]:
@@ -103,7 +102,7 @@ def model_identity(model: str, options: EvalOptions, settings: GenerationSetting
         "max_context": run.max_context,
         "fit": options.fit,
         "log_prompts": options.log_prompts,
-        **describe_model(model, written, run.chat_template, run.generation_config),
+        **describe_model(model, written, run.chat_template, run.generation_config, run.api_base),
     }
 
 
@@ -127,13 +126,13 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         raise UsageError(f"--answer {options.answer!r}: choose {' or '.join(ANSWER_MODES)}")
     if options.parse not in PARSE_RULES:
         raise UsageError(f"--parse {options.parse!r}: choose one of {', '.join(PARSE_RULES)}")
-    source = qa_data(data, options.split, default_split="val")
+    source = qa_data(data, options.split, default_split="val", mapping=options.mapping, media_root=options.media_root)
     items = source.items()
     labelled = all(item.labelled for item in items)
     if not labelled and any(item.labelled for item in items):
         raise UsageError(f"{source.qa} mixes labelled and unlabelled questions; split them into two files")
     setting = InputSetting.parse(options.inputs)
-    source.require_media(setting)
+    source.require_media(setting, items)
     conditions = parse_conditions(options.conditions, labelled)
     prompt = get_prompt(options.prompt, options.prompts_file)
     if options.parse == "challenge" and not all(label.isdigit() for label in prompt.labels):
@@ -145,7 +144,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         raise UsageError("the random backend only scores options: use --answer loglik")
     settings = GenerationSettings(greedy=True, max_new_tokens=options.max_new_tokens)
     reads, how, _ = model_media(model, options.media)
-    builder = RequestBuilder(prompt, setting, source.media_root, reads)
+    builder = RequestBuilder(prompt, setting, source.media_folder(items), reads)
     asked = ask(items, conditions, options.seed, options.limit)
     identity = {
         "command": "desiq eval",
@@ -164,6 +163,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         "max_new_tokens": options.max_new_tokens if options.answer == "generate" else None,
         "dtype": options.model.dtype,
         "limit": options.limit,
+        **({"fields": options.mapping.describe()} if options.mapping else {}),
         **model_identity(model, options, settings),
     }
 
@@ -188,7 +188,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         "conditions": list(conditions),
         "seed": options.seed,
     }
-    metrics = run_metrics(rows, conditions, options.answer, options.parse, options.seed, header)
+    metrics = run_metrics(rows, conditions, options.answer, options.parse, options.seed, header, options.min_clusters)
     metrics["context"] = context_totals(rows)
     from desiq.llm.table import run_markdown
 

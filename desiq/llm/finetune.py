@@ -18,11 +18,12 @@ from typing import Any
 from desiq.data import qa_data
 from desiq.inputs import InputSetting
 from desiq.llm.conditions import ORIGINAL, Asked
-from desiq.llm.evaluate import file_sha256, model_media
+from desiq.llm.evaluate import model_media
 from desiq.llm.prompts import DEFAULT_PROMPT, get_prompt
 from desiq.llm.requests import TASK, Built, RequestBuilder
-from desiq.records import MCQAItem
+from desiq.records import MCQAItem, all_options
 from mmsoc.core.io import UsageError
+from mmsoc.core.paths import file_sha256
 from mmsoc.media.base import MediaError
 from mmsoc.models.base import Audio, Video
 from mmsoc.models.registry import MediaSettings
@@ -81,7 +82,7 @@ def training_items(
         if not item.labelled:
             problems.append({"id": item.id, "problem": "no answer key"})
             continue
-        asked = Asked(ORIGINAL, "A4", 0, item, item.id)
+        asked = Asked(ORIGINAL, all_options(len(item.options)), 0, item, item.id)
         found = find_explanation(explanations, TASK, item.id) if explanations is not None else None
         decodable = _decodable(builder.build(asked), builder, asked, inputs.media if inputs is not None else None)
         target = with_explanation(decodable.answers[item.answer_idx], found.explanation if found else None)

@@ -2,7 +2,8 @@
 
 Per condition and configuration (A4, A2): accuracy, chance, n (questions, or pairs for A2), a 95%
 interval from a bootstrap that resamples videos (``mmsoc.metrics.bootstrap``) and, for written
-answers, the success rate (replies in the requested format, by the strict rule). ``accuracy`` is
+answers, the success rate (replies in the requested format, by the strict rule); ``videos``, the number of
+videos (with fewer than ``min_videos``, default 10, no interval: ``ci95`` null, and no verdict). ``accuracy`` is
 lm-evaluation-harness's ``acc`` for ``--answer loglik`` (``accuracy_norm``: ``acc_norm``, beside it)
 and the chosen parse rule's for ``--answer generate``. A circular question counts once, correct
 only when correct under every rotation; its chance is (1/k)^k for k options. ``position`` counts
@@ -18,8 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from desiq.llm.answers import row_correct
-from desiq.llm.conditions import CIRCULAR, CONFIGS, ORIGINAL
+from desiq.llm.conditions import CIRCULAR, ORIGINAL
+from desiq.records import PAIRS
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
+from mmsoc.metrics.verdict import MIN_CLUSTERS, enough, interval_verdict
 
 N_BOOT = 1000
 
@@ -36,15 +39,28 @@ def _questions(rows: Sequence[dict], condition: str, config: str) -> list[tuple[
     return [(group[0]["vid_name"], group) for group in complete]
 
 
-def _entry(questions: list[tuple[str, list[dict]]], correct: list[bool], chance: float, seed: int) -> dict:
+def _entry(
+    questions: list[tuple[str, list[dict]]], correct: list[bool], chance: float, seed: int, min_videos: int
+) -> dict:
+    """Accuracy, chance, n, the number of videos and the interval over videos (None with fewer than
+    ``min_videos``: one video cannot give an interval)."""
     n = len(questions)
     accuracy = sum(correct) / n if n else None
-    low, high = cluster_bootstrap_ci(correct, [video for video, _ in questions], n_boot=N_BOOT, seed=seed)
-    return {"accuracy": accuracy, "chance": chance, "n": n, "ci95": [low, high] if n else None}
+    videos = [video for video, _ in questions]
+    entry = {"accuracy": accuracy, "chance": chance, "n": n, "videos": len(set(videos)), "ci95": None}
+    if n and enough(entry["videos"], min_videos):
+        entry["ci95"] = list(cluster_bootstrap_ci(correct, videos, n_boot=N_BOOT, seed=seed))
+    return entry
 
 
 def condition_result(
-    rows: Sequence[dict], condition: str, config: str, answer: str, parse: str, seed: int
+    rows: Sequence[dict],
+    condition: str,
+    config: str,
+    answer: str,
+    parse: str,
+    seed: int,
+    min_videos: int = MIN_CLUSTERS,
 ) -> dict[str, Any] | None:
     questions = _questions(rows, condition, config)
     if not questions:
@@ -52,11 +68,11 @@ def condition_result(
     k = len(questions[0][1][0]["options"])
     chance = (1 / k) ** k if condition == CIRCULAR else 1 / k
     correct = [all(row_correct(r, answer, parse) for r in group) for _, group in questions]
-    entry = {"condition": condition, "config": config, **_entry(questions, correct, chance, seed)}
+    entry = {"condition": condition, "config": config, **_entry(questions, correct, chance, seed, min_videos)}
     if answer == "loglik":
         entry["success_rate"] = None
         norm = [all(r["chosen_norm"] == r["gold"] for r in group) for _, group in questions]
-        normed = _entry(questions, norm, chance, seed)
+        normed = _entry(questions, norm, chance, seed, min_videos)
         entry.update(accuracy_norm=normed["accuracy"], ci95_norm=normed["ci95"])
     else:
         flat = [r for _, group in questions for r in group]
@@ -77,21 +93,29 @@ def positions(rows: Sequence[dict], labelled: bool) -> dict[str, Any]:
 
 
 def run_metrics(
-    rows: Sequence[dict], conditions: Sequence[str], answer: str, parse: str, seed: int, header: dict[str, Any]
+    rows: Sequence[dict],
+    conditions: Sequence[str],
+    answer: str,
+    parse: str,
+    seed: int,
+    header: dict[str, Any],
+    min_videos: int = MIN_CLUSTERS,
 ) -> dict[str, Any]:
-    """metrics.json: ``header`` (model, inputs, answer, ...) then results, position and missing media."""
+    """metrics.json: ``header`` (model, inputs, answer, ...) then results, position and missing media;
+    intervals only for results over at least ``min_videos`` videos."""
     labelled = all(row["gold"] is not None for row in rows)
     results = (
         [
             entry
             for condition in conditions
-            for config in CONFIGS
-            if (entry := condition_result(rows, condition, config, answer, parse, seed)) is not None
+            for config in sorted({row["config"] for row in rows}, key=lambda config: config == PAIRS)
+            if (entry := condition_result(rows, condition, config, answer, parse, seed, min_videos)) is not None
         ]
         if labelled
         else []
     )
-    a4 = [r for r in rows if r["config"] == "A4"]
+    everything = next((r["config"] for r in rows if r["config"] != PAIRS), PAIRS)  # A4 for Social-IQ: AK
+    a4 = [r for r in rows if r["config"] == everything]
     by_condition = {c: positions([r for r in a4 if r["condition"] == c], labelled) for c in conditions}
     first = ORIGINAL if ORIGINAL in conditions else conditions[0]
     missing: dict[str, int] = defaultdict(int)
@@ -103,6 +127,7 @@ def run_metrics(
         "answer": answer,
         "parse": parse if answer == "generate" else None,
         "labelled": labelled,
+        "min_videos": min_videos,
         "results": results,
         "position": by_condition.get(first, positions([], labelled)),
         "position_condition": first,
@@ -115,17 +140,11 @@ def run_metrics(
     return out
 
 
-def verdict(entry: dict[str, Any], key: str = "ci95") -> str:
-    """Where an accuracy lies against chance, read from its interval (never from the condition's name)."""
-    interval = entry.get(key)
-    if not interval or interval[0] is None:
-        return "-"
-    low, high = interval
-    if low > entry["chance"]:
-        return "above chance"
-    if high < entry["chance"]:
-        return "below chance"
-    return "at chance"
+def verdict(entry: dict[str, Any], key: str = "ci95", min_videos: int = MIN_CLUSTERS) -> str:
+    """Where an accuracy lies against chance, read from its interval (never from the condition's name),
+    given at least ``min_videos`` videos."""
+    interval = entry.get(key) or (None, None)
+    return interval_verdict(interval[0], interval[1], entry["chance"], entry.get("videos"), "videos", min_videos)
 
 
 def context_totals(rows: Sequence[dict]) -> dict[str, Any]:

@@ -10,9 +10,10 @@ Built in:
 
 - ``siq2-challenge-v1``: the Social-IQ 2.0 challenge baseline prompt, character for character
   (``Context:"<transcript>"`` ... ``Respond with only the index of the more likely correct answer
-  to the question:``), options labelled 0-3; its answer is the index it asks for.
-- ``mc-letter-v1``: a multimodal variant with lettered options, answered by letter and text
-  (``B. <option>``).
+  to the question:``), options labelled 0-3 (0-9 for up to ten options); its answer is the index it
+  asks for.
+- ``mc-letter-v1``: a multimodal variant with lettered options (A..J: as many as the question has),
+  answered by letter and text (``B. <option>``).
 
 A prompts file (JSON or YAML) maps a name to fields; an entry takes the fields it does not give
 from ``base`` (default: ``mc-letter-v1``). A prompt from a file is versioned as
@@ -74,7 +75,7 @@ BUILTIN: dict[str, PromptSpec] = {
     for p in (
         PromptSpec(
             "siq2-challenge-v1",
-            ("0", "1", "2", "3"),
+            tuple("0123456789"),
             'Context:"{transcript}"\n',
             'Question:"{question}"\n',
             "Answer Choices:\n",
@@ -84,7 +85,7 @@ BUILTIN: dict[str, PromptSpec] = {
         ),
         PromptSpec(
             "mc-letter-v1",
-            ("A", "B", "C", "D"),
+            tuple("ABCDEFGHIJ"),
             "Transcript:\n{transcript}\n\n",
             "Question: {question}\n",
             "Options:\n",

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from desiq.data import media_path
+from desiq.data import item_media_path, media_path
 from desiq.inputs import InputSetting
 from desiq.llm.conditions import Asked
 from desiq.llm.prompts import PromptSpec
@@ -74,18 +74,20 @@ class RequestBuilder:
         item, missing = asked.item, list(mask)
         parts: list[Part] = []
         transcript = None
+        if not asked.blind and item.context and self.wants_transcript:
+            transcript = transcript_window(context_cues(item.context), item.ts, transcript_tokens, count)
         if not asked.blind and self.media_root is not None:
             for modality, kind in (("video", Video), ("audio", Audio)):
                 wanted = modality in self.setting.media and (modality == "video" or self.hears)
                 if wanted and modality not in mask:
-                    path = media_path(self.media_root, modality, item.video)
+                    path = item_media_path(self.media_root, modality, item)
                     if not path.exists():
                         missing.append(modality)
                     elif kind is Audio:
                         parts.append(Audio(str(path)))
                     elif frames != 0:
                         parts.append(Video(str(path), frames))
-            if self.wants_transcript:
+            if self.wants_transcript and not item.context:
                 cues = self.cues(item.video)
                 if cues is None:
                     missing.append("transcript")
@@ -98,6 +100,8 @@ class RequestBuilder:
 
     def transcript_length(self, asked: Asked, count: Callable[[str], int]) -> int:
         """Tokens of the whole transcript an asked question shows (0: none), counted once per video."""
+        if asked.item.context and not asked.blind and self.wants_transcript:
+            return count(transcript_window(context_cues(asked.item.context)))
         cues = None if asked.blind or not self.wants_transcript else self.cues(asked.item.video)
         if cues is None:
             return 0
@@ -120,6 +124,11 @@ class RequestBuilder:
     def media_of(self, built: Built) -> list[str]:
         """The media kinds a request carries as parts (what to leave out when they cannot be decoded)."""
         return [name for name, kind in (("video", Video), ("audio", Audio)) if built.request.media(kind)]
+
+
+def context_cues(context: str) -> list[Cue]:
+    """A generic file's context as transcript cues, one per line (untimed: cut from the end when long)."""
+    return [Cue(0.0, 0.0, line) for line in context.splitlines() if line.strip()]
 
 
 def _span(ts: str) -> tuple[float, float] | None:

@@ -117,7 +117,7 @@ class Answerer:
         replies = self.model.generate(requests, self.settings)
         labels = self.builder.prompt.labels
         return [
-            {**row, **parsed_row(reply, labels, b.answers, a.item.options)}
+            {**row, **parsed_row(reply, labels[: len(a.item.options)], b.answers, a.item.options)}
             for row, a, b, reply in zip(rows, batch, built, replies)
         ]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from desiq.llm.conditions import ORIGINAL
-from desiq.records import position_id
+from desiq.records import PAIRS, position_id
 from mmsoc.core.io import read_jsonl, write_jsonl
 
 
@@ -21,7 +21,7 @@ def write_submission(qa: Path, rows: Sequence[dict[str, Any]], out: Path) -> dic
     chosen = {
         row["id"]: row["chosen"]
         for row in rows
-        if row["condition"] == ORIGINAL and row["config"] == "A4" and row["rotation"] == 0
+        if row["condition"] == ORIGINAL and row["config"] != PAIRS and row["rotation"] == 0
     }
     lines = []
     for k, (_, obj) in enumerate(read_jsonl(qa)):

@@ -16,18 +16,32 @@ from typing import Any
 
 from desiq.llm.metrics import verdict
 from mmsoc.core.io import InputError
+from mmsoc.core.markdown import md_text
+from mmsoc.metrics.verdict import MIN_CLUSTERS, enough, too_few
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.2f}"
 
 
-def _interval(interval: Sequence[float] | None) -> str:
-    return "-" if not interval else f"[{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
+def _interval(interval: Sequence[float | None] | None) -> str:
+    if not interval or interval[0] is None or interval[1] is None:
+        return "-"
+    return f"[{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]"
+
+
+def _row(cells: Sequence[object]) -> str:
+    """One pipe-table row, every cell as literal text."""
+    return "| " + " | ".join(md_text(cell) for cell in cells) + " |"
 
 
 def _by(results: Sequence[dict]) -> dict[tuple[str, str], dict]:
     return {(r["condition"], r["config"]): r for r in results}
+
+
+def _everything(results: Sequence[dict]) -> str:
+    """The configuration with all options: A4 for Social-IQ, AK for a file with K options."""
+    return next((r["config"] for r in results if r["config"] != "A2"), "A4")
 
 
 def _conditions(results: Sequence[dict]) -> list[str]:
@@ -41,82 +55,99 @@ def _title(metrics: dict[str, Any]) -> str:
         if metrics["answer"] == "loglik"
         else f"written answers parsed by the {metrics['parse']} rule"
     )
-    return f"{metrics['model']}{adapter}, inputs {metrics['inputs']}, {how}"
+    return md_text(f"{metrics['model']}{adapter}, inputs {metrics['inputs']}, {how}")
 
 
-def conditions_table(results: Sequence[dict], key: str = "accuracy", interval: str = "ci95") -> list[str]:
-    by = _by(results)
+def conditions_table(
+    results: Sequence[dict], key: str = "accuracy", interval: str = "ci95", min_videos: int = MIN_CLUSTERS
+) -> list[str]:
+    """Table 3's rows; with fewer than ``min_videos`` videos a row has no interval and no verdict."""
+    by, k = _by(results), _everything(results)
     lines = [
-        "| condition | A4 | A2 | chance A4 / A2 | n A4 / A2 | A4 95% interval | A2 95% interval | A4 vs chance |",
+        f"| condition | {k} | A2 | chance {k} / A2 | n {k} / A2 | {k} 95% interval | A2 95% interval | {k} vs chance |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for condition in _conditions(results):
-        a4, a2 = by.get((condition, "A4"), {}), by.get((condition, "A2"), {})
+        a4, a2 = by.get((condition, k), {}), by.get((condition, "A2"), {})
         chance = " / ".join(_pct(x.get("chance")) for x in (a4, a2))
         n = " / ".join(str(x.get("n", "-")) for x in (a4, a2))
         row = [
-            condition,
+            md_text(condition),
             _pct(a4.get(key)),
             _pct(a2.get(key)),
             chance,
             n,
-            _interval(a4.get(interval)),
-            _interval(a2.get(interval)),
-            verdict(a4, interval) if a4 else "-",
+            _shown(a4, interval, min_videos),
+            _shown(a2, interval, min_videos),
+            md_text(verdict(a4, interval, min_videos)) if a4 else "-",
         ]
         lines.append("| " + " | ".join(row) + " |")
     return lines
 
 
-def run_markdown(metrics: dict[str, Any]) -> str:
-    """The run's table.md."""
+def _shown(entry: dict, interval: str = "ci95", min_videos: int = MIN_CLUSTERS) -> str:
+    """The entry's interval, or "-" where its videos are too few for one."""
+    return _interval(entry.get(interval)) if enough(entry.get("videos"), min_videos) else "-"
+
+
+def run_markdown(metrics: dict[str, Any], min_videos: int | None = None) -> str:
+    """The run's table.md (intervals and verdicts from ``min_videos`` videos: by default the run's own)."""
+    least = metrics.get("min_videos", MIN_CLUSTERS) if min_videos is None else min_videos
     lines = [f"# {_title(metrics)}", ""]
     if not metrics["labelled"]:
         lines += [
-            f"Unlabelled questions ({metrics.get('split') or 'no answer key'}): not scored. "
+            f"Unlabelled questions ({md_text(metrics.get('split') or 'no answer key')}): not scored. "
             "The answers are in submission.jsonl.",
             "",
         ]
     else:
         lines += [
-            "Accuracy in % (chance in %); intervals: 95% bootstrap over videos.",
+            f"Accuracy in % (chance in %); intervals: 95% bootstrap over videos, drawn (and read against "
+            f"chance) only from at least {least} videos.",
             "",
-            *conditions_table(metrics["results"]),
+            *conditions_table(metrics["results"], min_videos=least),
             "",
         ]
         if metrics["answer"] == "loglik":
             lines += [
                 "## acc_norm (log-likelihood per character of the answer)",
                 "",
-                *conditions_table(metrics["results"], "accuracy_norm", "ci95_norm"),
+                *conditions_table(metrics["results"], "accuracy_norm", "ci95_norm", least),
                 "",
             ]
         else:
-            rates = ", ".join(f"{r['condition']} {r['config']} {_pct(r['success_rate'])}" for r in metrics["results"])
+            rates = md_text(
+                ", ".join(f"{r['condition']} {r['config']} {_pct(r['success_rate'])}" for r in metrics["results"])
+            )
             lines += [f"Success rate (replies in the requested format, %): {rates}", ""]
-        lines += input_section(metrics)
+        lines += input_section(metrics, least)
     lines += position_section(metrics)
     if metrics.get("missing"):
         lines += [
-            "Asked without (missing media, rows): " + ", ".join(f"{k} {v}" for k, v in metrics["missing"].items()),
+            "Asked without (missing media, rows): "
+            + md_text(", ".join(f"{k} {v}" for k, v in metrics["missing"].items())),
             "",
         ]
     return "\n".join(lines)
 
 
-def input_section(metrics: dict[str, Any]) -> list[str]:
+def input_section(metrics: dict[str, Any], min_videos: int = MIN_CLUSTERS) -> list[str]:
     """The run's input setting against the options alone (NCAQ), on the conditions both were asked under."""
-    by = _by(metrics["results"])
-    if ("original", "A4") not in by or ("NCAQ", "A4") not in by:
+    by, k = _by(metrics["results"]), _everything(metrics["results"])
+    if ("original", k) not in by or ("NCAQ", k) not in by:
         return []
-    rows = [("a (NCAQ: options only)", by[("NCAQ", "A4")]), (metrics["inputs"], by[("original", "A4")])]
+    rows = [("a (NCAQ: options only)", by[("NCAQ", k)]), (metrics["inputs"], by[("original", k)])]
     lines = [
-        "## Input settings (A4, original questions)",
+        f"## Input settings ({k}, original questions)",
         "",
-        "| inputs | A4 | 95% interval | vs chance |",
+        f"| inputs | {k} | 95% interval | vs chance |",
         "|---|---:|---:|---|",
     ]
-    lines += [f"| {name} | {_pct(r['accuracy'])} | {_interval(r['ci95'])} | {verdict(r)} |" for name, r in rows]
+    lines += [
+        f"| {md_text(name)} | {_pct(r['accuracy'])} | {_shown(r, min_videos=min_videos)} | "
+        f"{md_text(verdict(r, min_videos=min_videos))} |"
+        for name, r in rows
+    ]
     return [*lines, ""]
 
 
@@ -124,7 +155,7 @@ def position_section(metrics: dict[str, Any]) -> list[str]:
     position = metrics["position"]
     labels = [str(k) for k in range(len(position["chosen"]))]
     lines = [
-        f"## Position bias ({metrics['position_condition']}, A4)",
+        f"## Position bias ({md_text(metrics['position_condition'])}, A{len(labels)})",
         "",
         "| | " + " | ".join(labels) + " |",
         "|---|" + "---:|" * len(labels),
@@ -148,23 +179,31 @@ def read_metrics(run_dir: str | Path) -> dict[str, Any]:
     return metrics
 
 
-def comparison_markdown(runs: Sequence[tuple[str, dict[str, Any]]], config: str = "A4") -> str:
-    """Several runs side by side: a row per run, a column per condition (accuracy with its interval)."""
+def _compared(entry: dict | None, min_videos: int) -> str:
+    if entry is None:
+        return "-"
+    if not enough(entry.get("videos"), min_videos):
+        words = too_few(entry["videos"], "videos", min_videos) if "videos" in entry else "number of videos not recorded"
+        return f"{_pct(entry['accuracy'])} ({md_text(words)})"
+    return f"{_pct(entry['accuracy'])} {_interval(entry.get('ci95'))}"
+
+
+def comparison_markdown(
+    runs: Sequence[tuple[str, dict[str, Any]]], config: str = "A4", min_videos: int = MIN_CLUSTERS
+) -> str:
+    """Several runs side by side: a row per run, a column per condition (accuracy with its interval, none
+    where the condition has fewer than ``min_videos`` videos)."""
     conditions = list(dict.fromkeys(r["condition"] for _, m in runs for r in m["results"]))
     lines = [
-        f"# Input settings and models compared ({config}, accuracy in %, 95% interval over videos)",
+        f"# Input settings and models compared ({md_text(config)}, accuracy in %, 95% interval over videos, "
+        f"drawn from at least {min_videos} videos)",
         "",
-        "| run | model | adapter | inputs | answer | " + " | ".join(conditions) + " |",
+        _row(["run", "model", "adapter", "inputs", "answer", *conditions]),
         "|---|---|---|---|---|" + "---:|" * len(conditions),
     ]
     for name, metrics in runs:
         by = _by(metrics["results"])
-        cells = [
-            f"{_pct(by[(c, config)]['accuracy'])} {_interval(by[(c, config)]['ci95'])}" if (c, config) in by else "-"
-            for c in conditions
-        ]
-        lines.append(
-            f"| {name} | {metrics['model']} | {metrics.get('adapter') or '-'} | {metrics['inputs']} | "
-            f"{metrics['answer']} | " + " | ".join(cells) + " |"
-        )
+        head = [name, metrics["model"], metrics.get("adapter") or "-", metrics["inputs"], metrics["answer"]]
+        cells = [_compared(by.get((c, config)), min_videos) for c in conditions]
+        lines.append(_row(head) + " " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

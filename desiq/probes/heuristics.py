@@ -5,20 +5,20 @@
 - ``rewrite_nearest`` (Social-IQ 2.0): the option nearest to the option that ``idx_types`` names
   ``rewrite``, by word Jaccard. The rewrite is a reworded (wrong) version of the correct answer, so its
   nearest neighbour is often the correct one. Only items whose ``idx_types`` name a rewrite are scored,
-  and only in A4 (an A2 pair holds the rewrite only when it is the pair's incorrect option, and then the
-  rule has a single candidate).
+  and only with all options (A4; an A2 pair holds the rewrite only when it is the pair's incorrect
+  option, and then the rule has a single candidate).
 
-Words are the lower-cased runs of letters, digits and apostrophes. A4 takes the top option
-(``np.argmax``: the first wins a tie), A2 only a strictly higher correct option, as every probe
-(``desiq.probe``); intervals resample whole videos. Rows are given for the eval items as they are,
-under each option perturbation, and on each DeSIQ rebuild.
+Words are the lower-cased runs of letters, digits and apostrophes. AK (all K options, A4 for Social-IQ)
+takes the top option (``np.argmax``: the first wins a tie), A2 only a strictly higher correct option, as
+every probe (``desiq.probe``); intervals resample whole videos. Rows are given for the eval items as
+they are, under each option perturbation, and on each DeSIQ rebuild.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +26,14 @@ import numpy as np
 
 from desiq.perturb import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe import CONFIGS, DEBIASED, ORIGINAL, correct, verdict, view
+from desiq.probe import CONFIGS, DEBIASED, ORIGINAL, correct, row_json, verdict, view
 from desiq.probes import ProbeEntry
-from desiq.records import MCQAItem
+from desiq.records import PAIRS, MCQAItem, configs
 from desiq.splits import build_split
 from mmsoc.core.io import write_json, write_text
+from mmsoc.core.markdown import md_text
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
+from mmsoc.metrics.verdict import MIN_CLUSTERS, enough
 
 WORD = re.compile(r"[\w']+")
 REWRITE = "rewrite"
@@ -67,13 +69,14 @@ class Heuristic:
     name: str
     score: Callable[[MCQAItem], np.ndarray | None]
     """One score per option, or None where the rule does not apply to the item."""
-    configs: tuple[str, ...] = CONFIGS
+    pairs: bool = True
+    """Whether it is scored on A2 pairs too (else with all options only)."""
 
 
 HEURISTICS = (
     Heuristic("longest", longest),
     Heuristic("question_overlap", question_overlap),
-    Heuristic("rewrite_nearest", rewrite_nearest, ("A4",)),
+    Heuristic("rewrite_nearest", rewrite_nearest, pairs=False),
 )
 
 
@@ -87,10 +90,14 @@ class HeuristicRow:
     n: int
     ci95: tuple[float, float]
     data: str = ORIGINAL
+    videos: int | None = None
+    """The videos the scored items come from."""
+    min_videos: int = MIN_CLUSTERS
+    """The fewest videos a verdict is drawn from."""
 
     @property
     def verdict(self) -> str:
-        return verdict(self.accuracy, self.chance, self.ci95)
+        return verdict(self.accuracy, self.chance, self.ci95, self.videos, self.min_videos)
 
 
 @dataclass
@@ -100,14 +107,19 @@ class HeuristicReport:
     seed: int
     probe: str = "heuristics"
     results: list[HeuristicRow] = field(default_factory=list)
+    configs: tuple[str, ...] = CONFIGS
+    """All options (``AK``) first, then ``A2``."""
 
     def to_json(self) -> dict[str, Any]:
         head = {"probe": self.probe, "eval": self.eval, "n_eval": self.n_eval, "seed": self.seed}
-        return {**head, "results": [{**asdict(r), "ci95": list(r.ci95), "verdict": r.verdict} for r in self.results]}
+        head["configs"] = list(self.configs)
+        return {**head, "results": [row_json(r) for r in self.results]}
 
     def get(
-        self, heuristic: str, perturbation: str = ORIGINAL, config: str = "A4", data: str = ORIGINAL
+        self, heuristic: str, perturbation: str = ORIGINAL, config: str | None = None, data: str = ORIGINAL
     ) -> HeuristicRow:
+        """The row of one cell; ``config`` None: all options (``AK``)."""
+        config = config or self.configs[0]
         return next(
             r
             for r in self.results
@@ -121,7 +133,7 @@ def score_rows(
     """One row per heuristic that applies to some of ``items`` (already viewed in ``config``)."""
     rows = []
     for heuristic in HEURISTICS:
-        if config not in heuristic.configs:
+        if config == PAIRS and not heuristic.pairs:
             continue
         scored = [(item, s) for item in items if (s := heuristic.score(item)) is not None]
         if not scored:
@@ -138,6 +150,7 @@ def score_rows(
                 len(kept),
                 cluster_bootstrap_ci(hits, [x.video for x in kept], seed=seed),
                 data,
+                len({x.video for x in kept}),
             )
         )
     return rows
@@ -155,16 +168,16 @@ def run_heuristics(
     labelled = [item for item in items if item.labelled]
     if not labelled:
         raise ValueError(f"{name}: heuristics need labelled questions (answer_idx); none has one")
-    report = HeuristicReport(name, len(labelled), seed)
+    report = HeuristicReport(name, len(labelled), seed, configs=configs(labelled))
     options = [p for p in PERTURBATIONS.values() if not p.retrains] if perturbations else []
-    for config in CONFIGS:
+    for config in report.configs:
         base = view(labelled, config)
         report.results += score_rows(base, config, seed)
         for p in options:
             report.results += score_rows(perturb(base, p, seed=seed).items, config, seed, p.name)
     for variant in variants:
         rebuilt = build_split(labelled, variant, seed + 1).items
-        for config in CONFIGS:
+        for config in report.configs:
             report.results += score_rows(view(rebuilt, config), config, seed, data=SPLITS[variant].marker or variant)
     return report
 
@@ -176,18 +189,18 @@ def heuristics_markdown(report: HeuristicReport) -> str:
         f"Scored on {report.n_eval} questions ({report.eval}); seed {report.seed}. Accuracy in %, with a 95% "
         "bootstrap interval resampled by video; the verdict comes from the interval against chance. "
         "longest: most characters; question_overlap: most words shared with the question; rewrite_nearest: "
-        "nearest to the `rewrite` option by word Jaccard (A4 only, items with a rewrite). A4: top option, first "
-        "on a tie; A2: the correct option strictly higher.",
+        f"nearest to the `rewrite` option by word Jaccard ({report.configs[0]} only, items with a rewrite). "
+        f"{report.configs[0]}: top option, first on a tie; A2: the correct option strictly higher.",
         "",
         "| heuristic | data | perturbation | config | accuracy | n | verdict |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in report.results:
         low, high = r.ci95
-        lines.append(
-            f"| {r.heuristic} | {r.data} | {r.perturbation} | {r.config} | {100 * r.accuracy:.2f} "
-            f"[{100 * low:.1f}, {100 * high:.1f}] | {r.n} | {r.verdict} |"
-        )
+        interval = f" [{100 * low:.1f}, {100 * high:.1f}]" if enough(r.videos, r.min_videos) else ""
+        accuracy = f"{100 * r.accuracy:.2f}{interval}"
+        cells = [r.heuristic, r.data, r.perturbation, r.config, accuracy, str(r.n), r.verdict]
+        lines.append("| " + " | ".join(md_text(c) for c in cells) + " |")
     return "\n".join([*lines, ""])
 
 

@@ -110,7 +110,7 @@ def agreement(battles: Sequence[Battle], min_annotators: int, rounds: int, seed:
             "lower": low,
             "upper": high,
             "chance": level,
-            "verdict": _against(low, high, level),
+            "verdict": _against(low, high, level, len(counted)),
         }
     return out
 
@@ -130,11 +130,8 @@ def share_interval(
     return float(np.quantile(shares, 0.025)), float(np.quantile(shares, 0.975))
 
 
-def _against(low: float | None, high: float | None, chance: float) -> str:
-    if low is None or high is None:
-        return "no interval"
-    if low > chance:
-        return "above chance"
-    if high < chance:
-        return "below chance"
-    return "not distinguishable from chance"
+def _against(low: float | None, high: float | None, chance: float, battles: int) -> str:
+    """The share's interval against its chance level, from enough battles (``mmsoc.metrics.verdict``)."""
+    from mmsoc.metrics.verdict import interval_verdict
+
+    return interval_verdict(low, high, chance, battles, "battles")

@@ -172,8 +172,9 @@ def _votes(value: Any, fail) -> tuple[Vote, ...]:
     return tuple(votes)
 
 
-def read_battles(path: str | os.PathLike) -> list[Battle]:
-    """Every battle of a battles or votes file, in file order; ids must be unique."""
+def read_battles(path: str | os.PathLike, allow_empty: bool = False) -> list[Battle]:
+    """Every battle of a battles or votes file, in file order; ids must be unique. An empty file is
+    refused unless ``allow_empty`` (a judge that voted on nothing writes one)."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "file not found")
@@ -185,7 +186,7 @@ def read_battles(path: str | os.PathLike) -> list[Battle]:
             raise InputError(path, f"battle id {battle.id!r} also on line {lines[battle.id]}", line=line, field="id")
         lines[battle.id] = line
         battles.append(battle)
-    if not battles:
+    if not battles and not allow_empty:
         raise InputError(path, "no battles in file")
     return battles
 

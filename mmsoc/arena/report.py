@@ -61,9 +61,12 @@ def rate(votes: Path, out: Path, settings: RateSettings, judges: Sequence[Path] 
     order = sorted(range(len(m.models)), key=lambda k: (-bt[k], m.models[k]))
     rounds, seed = settings.bootstrap, settings.seed
     reference = {o.battle.id: (o.battle, o.label) for o in agg.outcomes}
-    judged = {}
+    judged: dict[str, dict] = {}
+    silent = []
     for path in judges:
-        for name, entry in analysis.judge_agreement(read_battles(path), path, reference, rounds, seed).items():
+        entries, silence = _judge(path, reference, rounds, seed)
+        silent += silence
+        for name, entry in entries.items():
             if name in judged:
                 raise UsageError(f"{path}: judge {name!r} also votes in another --judge file")
             judged[name] = entry
@@ -90,7 +93,7 @@ def rate(votes: Path, out: Path, settings: RateSettings, judges: Sequence[Path] 
     }
     names = [m.models[k] for k in order]
     groups = ratings.beat_groups(m)
-    warnings = (
+    warnings = silent + (
         []
         if len(groups) == 1
         else [
@@ -136,6 +139,23 @@ def rate(votes: Path, out: Path, settings: RateSettings, judges: Sequence[Path] 
     page = to_html(blocks).replace("<title>MM-Soc metric report</title>", "<title>Arena ratings</title>", 1)
     write_text(out / "report.html", page)
     return result, extra
+
+
+def _judge(path: Path, reference: dict, rounds: int, seed: int) -> tuple[dict[str, dict], list[str]]:
+    """A judge file's agreement entries, and a line saying so when it has none to compare: the judge cast no
+    vote at all, or none on a battle the reference votes rate."""
+    judged = read_battles(path, allow_empty=True)
+    entries = analysis.judge_agreement(judged, path, reference, rounds, seed)
+    if entries:
+        return entries, []
+    names = sorted({vote.annotator for battle in judged for vote in battle.votes})
+    cast = sum(len(battle.votes) for battle in judged)
+    if not cast:
+        return {}, [f"judge file {path}: the judge cast no votes ({len(judged)} battles in the file); not compared"]
+    return {}, [
+        f"judge file {path}: judge {', '.join(names)} cast {cast} votes, none on a battle rated from the votes "
+        "file (same id, enough annotators, a majority); not compared"
+    ]
 
 
 def _matrix(values: np.ndarray, order: list[int]) -> list[list[float | None]]:

@@ -1,8 +1,11 @@
-"""The vote store: one SQLite file in WAL mode holding the battles served and one row per vote.
+"""The vote store: one SQLite file in WAL mode holding the battles served, the invited annotators, their
+browser sessions and one row per vote.
 
 Every vote is committed before the page answers, so a killed server loses nothing; a second vote by
 the same annotator on the same battle is refused by ``UNIQUE(annotator, battle)`` and changes nothing.
-Connections are opened per call (the web server answers from several threads).
+An annotator is invited by name (NFKC-normalised; unique once case-folded) and gets a secret token; the
+file keeps only its sha256, as it keeps only the sha256 of each session id. Connections are opened per
+call (the web server answers from several threads).
 """
 
 from __future__ import annotations
@@ -10,14 +13,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import secrets
 import sqlite3
+import time as clock
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mmsoc.arena.records import LABELS, Battle, Vote, parse_battle
-from mmsoc.core.io import InputError
+from mmsoc.core.io import InputError, UsageError
 
 _LABELS_SQL = ", ".join(f"'{label}'" for label in LABELS)
 SCHEMA = f"""
@@ -35,7 +43,21 @@ CREATE TABLE IF NOT EXISTS votes (
     time REAL NOT NULL,
     UNIQUE (annotator, battle)
 );
+CREATE TABLE IF NOT EXISTS annotators (
+    name TEXT PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    token_sha256 TEXT NOT NULL UNIQUE,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    id_sha256 TEXT PRIMARY KEY,
+    annotator TEXT NOT NULL REFERENCES annotators(name),
+    csrf TEXT NOT NULL,
+    created REAL NOT NULL
+);
 """
+NAME = re.compile(r"^[\w.@+-]{1,64}$")
+NAME_RULE = "1 to 64 letters, digits or . @ + - _"
 
 
 class VoteRejected(ValueError):
@@ -44,6 +66,28 @@ class VoteRejected(ValueError):
     def __init__(self, status: int, message: str):
         self.status = status
         super().__init__(message)
+
+
+def normal_name(name: str) -> str:
+    """An annotator name as stored: Unicode NFKC (full-width letters become ASCII, ligatures letters)."""
+    return unicodedata.normalize("NFKC", name.strip())
+
+
+def name_key(name: str) -> str:
+    """What two names must not share: NFKC of the case-folded NFKC form (``Alice`` and ``alice`` clash)."""
+    return unicodedata.normalize("NFKC", normal_name(name).casefold())
+
+
+def _sha256(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Session:
+    """A browser signed in through an invite link: whose it is and the CSRF token its forms carry."""
+
+    annotator: str
+    csrf: str
 
 
 class VoteStore:
@@ -132,6 +176,62 @@ class VoteStore:
             return None
         _, record, _ = min(rows, key=lambda row: (row[2], _order(annotator, row[0])))
         return _battle(record)
+
+    # annotators -----------------------------------------------------------------------------
+    def invite(self, names: Sequence[str]) -> dict[str, str]:
+        """Invite annotators: name (normalised) -> its secret token, which is shown once and stored only as
+        a sha256. All or none: a name that is malformed, given twice or already invited (ignoring case and
+        Unicode width) raises UsageError and invites nobody."""
+        wanted: dict[str, str] = {}
+        for raw in names:
+            name = normal_name(raw)
+            if not NAME.match(name):
+                raise UsageError(f"annotator name {raw!r}: {NAME_RULE}")
+            clash = next((other for other in wanted if name_key(other) == name_key(name)), None)
+            if clash is not None:
+                raise UsageError(f"annotator name {raw!r} is given twice (as {clash!r})")
+            wanted[name] = secrets.token_urlsafe(32)
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                known = dict(db.execute("SELECT key, name FROM annotators").fetchall())
+                for name, token in wanted.items():
+                    if name_key(name) in known:
+                        raise UsageError(f"annotator name {name!r} is taken: {known[name_key(name)]!r} is invited")
+                    db.execute(
+                        "INSERT INTO annotators (name, key, token_sha256, created) VALUES (?, ?, ?, ?)",
+                        (name, name_key(name), _sha256(token), clock.time()),
+                    )
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return wanted
+
+    def annotators(self) -> list[str]:
+        with self._connect() as db:
+            return [row[0] for row in db.execute("SELECT name FROM annotators ORDER BY created, name")]
+
+    def open_session(self, token: str) -> tuple[str, Session] | None:
+        """A new session (its secret id, and whose it is) for an invite token; None for an unknown token."""
+        with self._connect() as db:
+            row = db.execute("SELECT name FROM annotators WHERE token_sha256 = ?", (_sha256(token),)).fetchone()
+            if row is None:
+                return None
+            session_id, session = secrets.token_urlsafe(32), Session(row[0], secrets.token_urlsafe(32))
+            db.execute(
+                "INSERT INTO sessions (id_sha256, annotator, csrf, created) VALUES (?, ?, ?, ?)",
+                (_sha256(session_id), session.annotator, session.csrf, clock.time()),
+            )
+        return session_id, session
+
+    def session(self, session_id: str) -> Session | None:
+        """The session of a secret session id (a cookie), None when unknown."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT annotator, csrf FROM sessions WHERE id_sha256 = ?", (_sha256(session_id),)
+            ).fetchone()
+        return None if row is None else Session(*row)
 
     # votes ----------------------------------------------------------------------------------
     def vote(self, annotator: str, battle_id: str, label: str, critique: str, time: float) -> None:

@@ -1,32 +1,40 @@
-"""The vote page (FastAPI): annotators name themselves, see one battle at a time and vote.
+"""The vote page (FastAPI): invited annotators see one battle at a time and vote.
 
-Routes: ``GET /`` (who are you), ``GET /vote?annotator=NAME`` (the next battle this annotator has not
-voted on), ``POST /vote`` (form fields annotator, battle, label, critique; answers 303 to the next
-battle, or a 4xx page that changes nothing), ``GET /media/{battle}/{k}`` (the k-th picture of a
-battle, only from inside its data root), ``GET /progress`` (JSON). Pages use no scripts and load
-nothing from elsewhere; model names are never shown.
+Routes: ``GET /join/{token}`` (an invite link: opens a session, kept in a cookie, and goes to the vote
+page), ``GET /vote`` (the next battle this session's annotator has not voted on), ``POST /vote`` (form
+fields battle, label, critique and the session's CSRF token; answers 303 to the next battle, or a 4xx page
+that changes nothing), ``GET /media/{battle}/{k}`` (the k-th picture of a battle, only from inside its data
+root), ``GET /progress`` (JSON counts; names only with ``?admin=`` the token printed at start).
+
+The annotator of a vote is the session's, never a form field. A vote also needs its session's CSRF token
+and an ``Origin`` (or, without one, a ``Referer``) of this very server; any request whose ``Host`` is not
+the address served, a name given with ``hostnames``, or a loopback name with the same port is refused
+(DNS rebinding). Pages use no scripts and load nothing from elsewhere; model names are never shown.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: FastAPI reads the route annotations (``Request``, imported
+# inside create_app) at definition time.
+import hmac
 import html
-import re
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from mmsoc.arena.media import Pictures
 from mmsoc.arena.records import LABELS, Battle
-from mmsoc.arena.store import VoteRejected, VoteStore
+from mmsoc.arena.store import Session, VoteRejected, VoteStore
 
-NAME = re.compile(r"^[\w.@+-]{1,64}$")
 MAX_CRITIQUE = 10_000
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 BUTTONS = {"A": "A is better", "B": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; "
     "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
 }
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:0 auto;max-width:72em;padding:1em;line-height:1.4}
@@ -37,48 +45,95 @@ padding:.5em 1em;min-width:0}.response pre{white-space:pre-wrap;word-wrap:break-
 textarea{width:100%;box-sizing:border-box;min-height:5em}.buttons{display:flex;gap:.5em;flex-wrap:wrap;margin:.5em 0}
 form{margin-top:1em}button{font-size:1em;padding:.5em 1em}.error{color:#a00}.empty{color:#777;font-style:italic}
 """
+NOT_SIGNED_IN = "This page is for invited annotators: open the invite link you were given."
 
 
-def create_app(store: VoteStore) -> Any:
-    """The FastAPI app serving ``store``'s battles."""
-    from fastapi import FastAPI, Form
+@dataclass(frozen=True)
+class Access:
+    """Who may reach the server and how: the (host, port) pairs a ``Host`` header may name, the session
+    cookie's name (one per port, so two servers on one machine keep apart) and the admin token."""
+
+    hosts: frozenset[tuple[str, int]]
+    cookie: str
+    admin_token: str | None
+
+    @classmethod
+    def of(cls, host: str, port: int, hostnames: Sequence[str] = (), admin_token: str | None = None) -> "Access":
+        names = {name.strip("[]").lower() for name in (host, *hostnames, *LOOPBACK)}
+        return cls(frozenset((name, port) for name in names), f"arena_session_{port}", admin_token)
+
+    def host_ok(self, value: str | None) -> bool:
+        where = _where("//" + (value or ""), "http")
+        return where is not None and where in self.hosts
+
+    def same_origin(self, source: str | None, scheme: str, host: str | None) -> bool:
+        """Whether an Origin or Referer value names this server as the request reached it."""
+        return source is not None and _where(source, scheme, strict=True) == _where("//" + (host or ""), scheme)
+
+
+def _where(url: str, scheme: str, strict: bool = False) -> tuple[str, int] | None:
+    """(host name, port) of a URL (port from the scheme when absent); None when it has none, or when
+    ``strict`` and its scheme is not ``scheme``."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname or (strict and parts.scheme != scheme):
+        return None
+    return parts.hostname.lower(), port or (443 if scheme == "https" else 80)
+
+
+def create_app(store: VoteStore, access: Access) -> Any:
+    """The FastAPI app serving ``store``'s battles to its invited annotators."""
+    from fastapi import FastAPI, Form, Request
     from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 
     app = FastAPI(title="mmsoc arena", docs_url=None, redoc_url=None, openapi_url=None)
     pictures = Pictures()
 
     @app.middleware("http")
-    async def headers(request, call_next):
-        response = await call_next(request)
+    async def guard(request, call_next):
+        if not access.host_ok(request.headers.get("host")):
+            response = Response("unknown Host header", status_code=400, media_type="text/plain")
+        else:
+            response = await call_next(request)
         response.headers.update(SECURITY_HEADERS)
         return response
 
     def page(title: str, body: str, status: int = 200) -> HTMLResponse:
         return HTMLResponse(_page(title, body), status_code=status)
 
-    def refuse(status: int, message: str, annotator: str = "") -> HTMLResponse:
-        back = f'<p><a href="/vote?annotator={quote(annotator)}">Back to voting</a></p>' if annotator else ""
-        return page("Not recorded", f'<p class="error" id="error">{_esc(message)}</p>{back}', status)
+    def refuse(status: int, message: str, back: bool = False) -> HTMLResponse:
+        link = '<p><a href="/vote">Back to voting</a></p>' if back else ""
+        return page("Not recorded", f'<p class="error" id="error">{_esc(message)}</p>{link}', status)
+
+    def session_of(request: Request) -> Session | None:
+        session_id = request.cookies.get(access.cookie)
+        return store.session(session_id) if session_id else None
 
     @app.get("/", response_class=HTMLResponse)
-    def home() -> HTMLResponse:
-        total = store.count()
-        return page(
-            "Arena",
-            (
-                f"<p>{total} battles. Each shows one item and two anonymous responses; say which is better, "
-                "or that they tie, or that both are bad, and add a critique if you like.</p>"
-                '<form method="get" action="/vote"><label for="annotator">Your annotator name</label> '
-                '<input id="annotator" name="annotator" required maxlength="64" pattern="[\\w.@+\\-]{1,64}" '
-                'autocomplete="username"> <button id="start" type="submit">Start</button></form>'
-                "<p>Names use letters, digits and . @ + - _ (up to 64).</p>"
-            ),
-        )
+    def home(request: Request) -> Response:
+        if session_of(request) is not None:
+            return RedirectResponse("/vote", status_code=303)
+        return page("Arena", f"<p>{store.count()} battles. {NOT_SIGNED_IN}</p>")
+
+    @app.get("/join/{token}")
+    def join(token: str) -> Response:
+        opened = store.open_session(token)
+        if opened is None:
+            return refuse(403, "This invite link is not valid.")
+        session_id, _session = opened
+        answer = RedirectResponse("/vote", status_code=303)
+        answer.set_cookie(access.cookie, session_id, httponly=True, samesite="strict", path="/")
+        return answer
 
     @app.get("/vote", response_class=HTMLResponse)
-    def next_battle(annotator: str = "") -> HTMLResponse:
-        if not NAME.match(annotator):
-            return refuse(422, "annotator name: 1 to 64 letters, digits or . @ + - _")
+    def next_battle(request: Request) -> HTMLResponse:
+        session = session_of(request)
+        if session is None:
+            return refuse(403, NOT_SIGNED_IN)
+        annotator = session.annotator
         done = store.progress()["annotators"].get(annotator, 0)
         total = store.count()
         battle = store.next_battle(annotator)
@@ -87,25 +142,35 @@ def create_app(store: VoteStore) -> Any:
                 "Done",
                 _header(annotator, done, total) + f'<p id="done">You have voted on all {total} battles. Thank you.</p>',
             )
-        return page("Vote", _header(annotator, done, total) + _battle_html(battle, pictures, annotator))
+        return page("Vote", _header(annotator, done, total) + _battle_html(battle, pictures, session.csrf))
 
     @app.post("/vote")
     def vote(
-        annotator: str = Form(""), battle: str = Form(""), label: str = Form(""), critique: str = Form("")
+        request: Request,
+        battle: str = Form(""),
+        label: str = Form(""),
+        critique: str = Form(""),
+        csrf: str = Form(""),
     ) -> Response:
-        if not NAME.match(annotator):
-            return refuse(422, "annotator name: 1 to 64 letters, digits or . @ + - _")
+        source = request.headers.get("origin", request.headers.get("referer"))
+        if not access.same_origin(source, request.url.scheme, request.headers.get("host")):
+            return refuse(403, "votes are accepted only from this server's own vote page (Origin or Referer)")
+        session = session_of(request)
+        if session is None:
+            return refuse(403, NOT_SIGNED_IN)
+        if not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
+            return refuse(403, "this form is not from your session: reload the vote page", back=True)
         if len(critique) > MAX_CRITIQUE:
-            return refuse(422, f"critique longer than {MAX_CRITIQUE} characters", annotator)
+            return refuse(422, f"critique longer than {MAX_CRITIQUE} characters", back=True)
         try:
-            store.vote(annotator, battle, label, critique.strip(), time.time())
+            store.vote(session.annotator, battle, label, critique.strip(), time.time())
         except VoteRejected as err:
-            return refuse(err.status, str(err), annotator)
-        return RedirectResponse(f"/vote?annotator={quote(annotator)}", status_code=303)
+            return refuse(err.status, str(err), back=True)
+        return RedirectResponse("/vote", status_code=303)
 
     @app.get("/media/{battle_id}/{index}")
-    def media(battle_id: str, index: int) -> Response:
-        battle = store.battle(battle_id)
+    def media(request: Request, battle_id: str, index: int) -> Response:
+        battle = store.battle(battle_id) if session_of(request) is not None else None
         shown = pictures.of(battle) if battle is not None else []
         if not 0 <= index < len(shown) or shown[index].problem:
             return Response("no such picture", status_code=404, media_type="text/plain")
@@ -115,8 +180,15 @@ def create_app(store: VoteStore) -> Any:
         return FileResponse(picture.path, media_type=picture.media_type)
 
     @app.get("/progress")
-    def progress() -> JSONResponse:
-        return JSONResponse(store.progress())
+    def progress(admin: str = "") -> JSONResponse:
+        counts = store.progress()
+        names = counts.pop("annotators")
+        counts["annotators"] = len(names)
+        if admin:
+            if access.admin_token is None or not hmac.compare_digest(admin.encode(), access.admin_token.encode()):
+                return JSONResponse({"error": "wrong admin token"}, status_code=403)
+            counts["votes_by_annotator"] = names
+        return JSONResponse(counts)
 
     return app
 
@@ -140,7 +212,7 @@ def _header(annotator: str, done: int, total: int) -> str:
     )
 
 
-def _battle_html(battle: Battle, pictures: Pictures, annotator: str) -> str:
+def _battle_html(battle: Battle, pictures: Pictures, csrf: str) -> str:
     parts = ['<section class="item"><h2>Item</h2>']
     if battle.task:
         parts.append(f'<p>Task: <span id="task">{_esc(battle.task)}</span></p>')
@@ -163,7 +235,7 @@ def _battle_html(battle: Battle, pictures: Pictures, annotator: str) -> str:
         parts.append(f'<div class="response" id="response-{side.lower()}"><h3>Response {side}</h3>{body}</div>')
     parts.append(
         '</section><form method="post" action="/vote">'
-        f'<input type="hidden" name="annotator" value="{_esc(annotator)}">'
+        f'<input type="hidden" name="csrf" value="{_esc(csrf)}">'
         f'<input type="hidden" name="battle" id="battle" value="{_esc(battle.id)}">'
         '<label for="critique">Critique (optional): what makes one response better or both bad?</label>'
         f'<textarea id="critique" name="critique" maxlength="{MAX_CRITIQUE}"></textarea><div class="buttons">'

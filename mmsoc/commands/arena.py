@@ -20,8 +20,6 @@ arena_app = typer.Typer(
 )
 app.add_typer(arena_app, name="arena")
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
 
 def _split(value: str | None) -> list[str] | None:
     return None if value is None else [part.strip() for part in value.split(",") if part.strip()]
@@ -63,17 +61,44 @@ def pair(
     note(f"wrote {out} ({len(battles)} battles, {len(loaded)} models)")
 
 
+@arena_app.command("invite")
+def invite(
+    db: Path = typer.Option(..., "--db", help="Vote database (SQLite) of 'mmsoc arena serve'; created if missing."),
+    names: list[str] = typer.Option(..., "--name", help="Annotator to invite; repeat for each (--name A --name B)."),
+    url: str = typer.Option(
+        "http://127.0.0.1:8000", "--url", help="Address annotators open the vote page at (printed in the links)."
+    ),
+) -> None:
+    """Invite annotators: print one secret link per name (stdout); only its sha256 is stored. Names are
+    NFKC-normalised and must differ when case-folded (Alice and alice are one name)."""
+    from mmsoc.arena.store import VoteStore
+
+    tokens = VoteStore(db).invite(names)
+    for name, token in tokens.items():
+        typer.echo(f"{name}\t{url.rstrip('/')}/join/{token}")
+    note(f"invited {len(tokens)} annotators in {db}; each link is that annotator's only way in: send it privately")
+
+
 @arena_app.command("serve")
 def serve(
     battles: Path = typer.Option(..., "--battles", help="Battles file (JSONL) to put to annotators."),
     db: Path = typer.Option(..., "--db", help="Vote database (SQLite); created if missing, resumed if not."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
     port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on."),
+    hostnames: list[str] = typer.Option(
+        [],
+        "--hostname",
+        help="Another name annotators reach this server by (repeatable); requests naming any other Host "
+        "than these, the --host address or localhost are refused.",
+    ),
 ) -> None:
-    """Serve the vote page: annotators name themselves and vote on battles one at a time."""
+    """Serve the vote page to the annotators invited with 'mmsoc arena invite', one battle at a time."""
+    import secrets
+
     from mmsoc.arena.media import check_media
     from mmsoc.arena.records import read_battles
     from mmsoc.arena.store import VoteStore
+    from mmsoc.arena.web import LOOPBACK, Access
 
     loaded = read_battles(battles)
     check_media(loaded, battles)
@@ -82,14 +107,20 @@ def serve(
     with_votes = sum(1 for battle in loaded if battle.votes)
     if with_votes:
         note(f"note: the votes already in {battles} ({with_votes} battles) are not imported; the page records its own")
+    invited = len(store.annotators())
+    if not invited:
+        note(f"warning: nobody is invited yet: mmsoc arena invite --db {db} --name NAME (works while serving)")
     if host not in LOOPBACK:
-        note(f"warning: listening on {host}: anyone who can reach this address can vote")
-    note(f"{new} new battles stored in {db} ({store.count()} in all); open http://{host}:{port}/ (Ctrl-C stops)")
+        note(f"warning: listening on {host} over plain http: invite links and votes cross the network unencrypted")
+    access = Access.of(host, port, hostnames, admin_token=secrets.token_urlsafe(24))
+    where = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    note(f"{new} new battles stored in {db} ({store.count()} in all, {invited} invited); {where} (Ctrl-C stops)")
+    note(f"progress with annotator names: {where}/progress?admin={access.admin_token}")
     import uvicorn
 
     from mmsoc.arena.web import create_app
 
-    uvicorn.run(create_app(store), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(store, access), host=host, port=port, log_level="warning")
 
 
 @arena_app.command("export")
@@ -194,6 +225,7 @@ def rate(
 ) -> None:
     """Majority labels, online Elo and Bradley-Terry ratings with bootstrap intervals, agreement and bias checks."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from mmsoc.arena.report import RateSettings
@@ -212,7 +244,7 @@ def rate(
     for e in result["models"]:
         table.add_row(
             str(e["rank"]),
-            e["model"],
+            escape(e["model"]),
             f"{e['rating']:.1f}",
             f"[{e['lower']:.1f}, {e['upper']:.1f}]",
             f"{result['elo'][e['model']]:.1f}",

@@ -40,6 +40,7 @@ def check(data: CheckData = "sample", split: Split = "test", task: Tasks = None,
     """Load each task's split and report item counts and per-item problems (missing images, paths
     outside the data folder, ...)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from mmsoc.core.io import InputError, UsageError
@@ -47,16 +48,16 @@ def check(data: CheckData = "sample", split: Split = "test", task: Tasks = None,
     from mmsoc.tasks.data import load_examples
 
     console, failed = Console(), False
-    table = Table("task", "items", "problems", "first problem", title=f"data: {data} ({split})")
+    table = Table("task", "items", "problems", "first problem", title=escape(f"data: {data} ({split})"))
     for task_id in task or task_ids("mmsoc"):
         try:
             result = load_examples(task_id, data, split, limit)
         except (InputError, UsageError, KeyError) as err:
-            table.add_row(task_id, "-", "error", str(err))
+            table.add_row(task_id, "-", "error", escape(str(err)))
             failed = True
             continue
         first = str(result.problems[0]) if result.problems else ""
-        table.add_row(task_id, str(len(result.examples)), str(len(result.problems)), first)
+        table.add_row(task_id, str(len(result.examples)), str(len(result.problems)), escape(first))
     console.print(table)
     if failed:
         raise typer.Exit(1)

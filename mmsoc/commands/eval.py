@@ -77,25 +77,11 @@ def eval_command(
         "--model openai:NAME, e.g. http://localhost:8000/v1 (vLLM, SGLang); "
         "the key comes from $MMSOC_API_KEY or $OPENAI_API_KEY.",
     ),
-    concurrency: int = typer.Option(
-        8,
-        "--concurrency",
-        min=1,
-        help="Server calls in flight at once (openai backend; at most --batch-size are, so raise both together).",
-    ),
-    request_timeout: float = typer.Option(
-        600.0,
-        "--request-timeout",
-        min=1.0,
-        help="Seconds a server call may take before it is retried (openai backend).",
-    ),
-    retries: int = typer.Option(
-        6,
-        "--retries",
-        min=0,
-        help="Retries of a server call that timed out, could not "
-        "connect or got 408/409/429/5xx, with exponential backoff (openai backend).",
-    ),
+    concurrency: options.Concurrency = 8,
+    request_timeout: options.RequestTimeout = 600.0,
+    retries: options.Retries = 6,
+    deadline: options.Deadline = None,
+    max_response_bytes: options.MaxResponseBytes = options.MAX_RESPONSE_BYTES,
     text_length: options.TextLength = 128,
     threads: Optional[int] = typer.Option(
         None,
@@ -137,16 +123,13 @@ def eval_command(
         prompt_version={t: v for t, (_, v) in prompts.items()},
         text_length=text_length,
         **asdict(flags),
-        **describe_model(model, settings, flags.chat_template, flags.generation_config),
+        **describe_model(model, settings, flags.chat_template, flags.generation_config, api_base),
     )
     model_options = flags.model_options(
         data=data_id,
         device=device,
         adapter=adapter,
-        api_base=api_base,
-        concurrency=concurrency,
-        timeout=request_timeout,
-        retries=retries,
+        **options.server_options(api_base, concurrency, request_timeout, retries, deadline, max_response_bytes),
     )
     metrics = run_eval(
         config,

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from mmsoc.core.io import UsageError
+from mmsoc.models.backends.api_limits import MAX_RESPONSE_BYTES
 
 DATA = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, or 'sample'.")
 LIMIT = typer.Option(None, "--limit", min=0, help="At most this many items per task.")
@@ -99,6 +100,66 @@ Fit = Annotated[
 LogPrompts = Annotated[
     bool, typer.Option("--log-prompts", help="Write the exact prompt given to the model into each prediction row.")
 ]
+# a model on a server (--model openai:NAME); runtime.json records what a run used
+Concurrency = Annotated[
+    int,
+    typer.Option(
+        "--concurrency",
+        min=1,
+        help="Server calls in flight at once, a failed batch's retries too (at most --batch-size are, so raise "
+        "both together).",
+    ),
+]
+RequestTimeout = Annotated[
+    float,
+    typer.Option(
+        "--request-timeout",
+        min=0.01,
+        help="Seconds a server call may take, its whole answer read, before it is retried.",
+    ),
+]
+Retries = Annotated[
+    int,
+    typer.Option(
+        "--retries",
+        min=0,
+        help="Retries of an item in all when its calls time out, cannot connect or get 408/409/429/5xx "
+        "(exponential backoff): an item is sent at most 1 + RETRIES times, its batch's call and the re-asks of a "
+        "failed batch together.",
+    ),
+]
+Deadline = Annotated[
+    float | None,
+    typer.Option(
+        "--deadline",
+        min=0.01,
+        help="Seconds of wall time for all the run's server calls; once passed, the items left are recorded as "
+        "problems (deadline), the answers made are kept and the run ends; rerun to ask them again.",
+    ),
+]
+MaxResponseBytes = Annotated[
+    int,
+    typer.Option(
+        "--max-response-bytes",
+        min=1,
+        help=f"Longest answer read from the server, in bytes ({MAX_RESPONSE_BYTES // 2**20} MiB by default: prompt "
+        "log-probabilities of a long video run to megabytes); a longer one is cut and its item recorded as a problem.",
+    ),
+]
+
+
+def server_options(
+    api_base: str | None, concurrency: int, timeout: float, retries: int, deadline: float | None, max_bytes: int
+) -> dict[str, Any]:
+    """The backend options of a model on a server, from the flags above."""
+    return {
+        "api_base": api_base,
+        "concurrency": concurrency,
+        "timeout": timeout,
+        "retries": retries,
+        "deadline": deadline,
+        "max_response_bytes": max_bytes,
+    }
 
 
 @dataclass(frozen=True)

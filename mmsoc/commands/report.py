@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from mmsoc.core.cli import commands, note
+from mmsoc.core.cli import MinClusters, commands, note
+from mmsoc.metrics.verdict import MIN_CLUSTERS
 
 app = commands()
 
@@ -35,20 +36,27 @@ def report(
         help="Open report.html in the web browser (Python's webbrowser: "
         "the BROWSER environment variable, else the system's default).",
     ),
+    min_clusters: MinClusters = MIN_CLUSTERS,
 ) -> None:
     """Recompute metrics from each run's predictions and write a summary, per-task figures and tables, intervals,
     comparisons, desiq-eval conditions and arena ratings."""
     import webbrowser
 
+    from rich.markup import escape
     from rich.progress import Progress
 
     from mmsoc.report import ReportSettings, write_report
 
-    settings = ReportSettings(n_boot=bootstrap, seed=seed, text_encoder=text_encoder, fast=no_embeddings)
+    settings = ReportSettings(
+        n_boot=bootstrap, seed=seed, text_encoder=text_encoder, fast=no_embeddings, min_clusters=min_clusters
+    )
     with Progress(transient=True) as progress:
         bar = progress.add_task("scoring", total=None)
         result = write_report(
-            run_dirs, out, settings, advance=lambda what: progress.update(bar, advance=1, description=f"scoring {what}")
+            run_dirs,
+            out,
+            settings,
+            advance=lambda what: progress.update(bar, advance=1, description=f"scoring {escape(what)}"),
         )
     page = (out / "report.html").resolve()
     data = result.data

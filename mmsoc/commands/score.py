@@ -91,7 +91,7 @@ def score(
         ((name, (metrics, info)),) = scored.items()
         write_json(out / "metrics.json", json_safe(metrics))
         write_json(out / "score_info.json", json_safe({"task": name, "predictions": predictions.name, **info}))
-        _echo(info["skipped_rows"], metrics, info)
+        _echo(info["skipped_rows"], metrics, info, info["notes"])
         return
     entries = {name: chosen.view(name, metrics, request) for name, (metrics, _) in scored.items()}
     summary = chosen.averages(entries) if chosen.averages else {}
@@ -118,7 +118,8 @@ def score(
         "methods": {k: v for _, info in scored.values() for k, v in info["methods"].items()},
         "info": {k: v for _, info in scored.values() for k, v in info["info"].items() if isinstance(v, str)},
     }
-    _echo([line for _, info in scored.values() for line in info["skipped_rows"]], None, merged)
+    skipped = [line for _, info in scored.values() for line in info["skipped_rows"]]
+    _echo(skipped, None, merged, [note for _, info in scored.values() for note in info["notes"]])
 
 
 def _score_task(
@@ -150,6 +151,7 @@ def _score_task(
     return metrics, {
         "n": len(rows.ids),
         "skipped_rows": rows.skipped,
+        "notes": rows.notes,
         "info": info[""] if pooled else info,
         **(
             {}
@@ -165,10 +167,12 @@ def _score_task(
     }
 
 
-def _echo(skipped: list[str], metrics: dict | None, info: dict[str, Any]) -> None:
-    """Skipped rows (stderr), the flat metrics if given, and how each metric was computed."""
+def _echo(skipped: list[str], metrics: dict | None, info: dict[str, Any], notes: list[str]) -> None:
+    """Skipped rows and the reader's notes (stderr), the flat metrics if given, and how each metric was computed."""
     for line in skipped:
         typer.echo(f"skipped {line}", err=True)
+    for note in notes:
+        typer.echo(f"note: {note}", err=True)
     if metrics is not None:
         typer.echo(_values(metrics))
         if "per_dataset" in info:

@@ -93,6 +93,15 @@ def note(message: str) -> None:
 Seed = Annotated[int, typer.Option("--seed", help="Seed of every random choice (same seed, same bytes).")]
 Limit = Annotated[int | None, typer.Option("--limit", min=0, help="At most this many items per task.")]
 Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
+MinClusters = Annotated[
+    int,
+    typer.Option(
+        "--min-clusters",
+        min=1,
+        help="The fewest clusters (videos; items for MM-Soc tasks) an interval and a verdict are drawn from; "
+        "with fewer a row says it has too few to tell.",
+    ),
+]
 Device = Annotated[str, typer.Option("--device", help="Device (cpu, cuda, cuda:1, ...); auto = this process's.")]
 Dtype = Annotated[str, typer.Option("--dtype", help="Model weights dtype: float32, bfloat16, float16 or auto.")]
 Adapter = Annotated[str | None, typer.Option("--adapter", help="peft (LoRA) adapter folder applied to --model.")]

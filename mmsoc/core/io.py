@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from mmsoc.core import jsonvalues
+
 
 class UsageError(Exception):
     """A failure the user can act on (a taken folder, an unreachable hub, a model that cannot do this):
@@ -253,14 +255,15 @@ def write_text(path: str | os.PathLike, text: str) -> None:
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> None:
-    write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+    """Write standard JSON (a NaN or infinity is refused, naming the field) atomically."""
+    write_text(path, jsonvalues.dumps(obj, path, indent=2, ensure_ascii=False) + "\n")
 
 
 def write_jsonl(path: str | os.PathLike, rows: Iterable[dict[str, Any]]) -> None:
-    """Write rows as JSON Lines (``json.dumps`` defaults: the Social-IQ release's own style)."""
+    """Write rows as standard JSON Lines (otherwise ``json.dumps`` defaults: the Social-IQ release's style)."""
     with atomic_open(path, "w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row) + "\n")
+            handle.write(jsonvalues.dumps(row, path) + "\n")
 
 
 @overload
@@ -272,7 +275,8 @@ def read_jsonl(path: str | os.PathLike, skip_bad: bool) -> Iterator[tuple[int, d
 
 
 def read_jsonl(path: str | os.PathLike, skip_bad: bool = False) -> Iterator[tuple[int, dict[str, Any] | InputError]]:
-    """Yield (line number, object) for each non-blank line; a line that is not a JSON object raises InputError.
+    """Yield (line number, object) for each non-blank line; a line that is not a JSON object, or holds a NaN
+    or infinity (not standard JSON), raises InputError naming it (and the field).
 
     With ``skip_bad`` such a line yields (line number, InputError) instead and reading goes on; a
     line that is not UTF-8 text stops reading with an InputError naming it either way.
@@ -292,9 +296,11 @@ def _parse_lines(
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = jsonvalues.loads(line)
         except json.JSONDecodeError as err:
             obj = InputError(path, f"invalid JSON ({err.msg} at column {err.colno})", line=number)
+        except jsonvalues.NonFinite as err:
+            obj = InputError(path, str(err), line=number, field=err.field)
         else:
             if not isinstance(obj, dict):
                 obj = InputError(path, "expected a JSON object", line=number)
@@ -349,7 +355,7 @@ class JsonlAppender:
 
     def append(self, row: dict[str, Any]) -> None:
         try:
-            self._handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            self._handle.write(jsonvalues.dumps(row, self.path, ensure_ascii=False) + "\n")
             self._handle.flush()
         except OSError as err:  # a full disk: the partial line is dropped by the next run
             raise _named(err, self.path) from None

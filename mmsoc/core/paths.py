@@ -30,3 +30,15 @@ def inside(root: str | os.PathLike, relative: str | os.PathLike) -> Path:
     if path != base and base not in path.parents:
         raise OutsideRoot(f"{name!r} leads outside {base} (to {path})")
     return path
+
+
+def file_sha256(*paths: str | os.PathLike) -> str:
+    """sha256 over the bytes of ``paths``, in order, read in 1 MiB blocks."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()

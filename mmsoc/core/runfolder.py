@@ -167,7 +167,7 @@ class RunFolder:
         rows.sort(key=lambda row: rank.get(self.key(row), len(rank)))
         with atomic_open(self.path / PREDICTIONS, "w", encoding="utf-8") as handle:
             for row in rows:
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+                handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
         for path in self.rank_logs():
             path.unlink()
         return rows

@@ -136,15 +136,20 @@ def _expansion_key(request: Request) -> tuple:
 
 
 def describe_model(
-    model: str, settings: GenerationSettings | None, chat_template: str | None, generation_config: str = "neutral"
+    model: str,
+    settings: GenerationSettings | None,
+    chat_template: str | None,
+    generation_config: str = "neutral",
+    api_base: str | None = None,
 ) -> dict[str, Any]:
     """What a run records of how a ``--model`` is prompted and decodes, from its files alone (no weights):
-    ``prompt_format`` for an in-process model, ``decoding`` when it writes (``settings``)."""
+    ``prompt_format`` for an in-process model, ``decoding`` when it writes (``settings``), ``api_base`` for a
+    model on a server (another server is another run)."""
     from mmsoc.models.registry import BACKENDS, DEFAULT_BACKEND, resolve
 
     entry, arg = resolve(model)
     local = entry is BACKENDS.get(DEFAULT_BACKEND)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"api_base": api_base.rstrip("/")} if entry.remote and api_base else {}
     if local:
         from mmsoc.models.prompting import describe_format
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from mmsoc.core.registry import Registry, load_target
 from mmsoc.core.startup import loading
+from mmsoc.models.backends.api_limits import MAX_RESPONSE_BYTES
 from mmsoc.models.base import Model
 
 DEFAULT_BACKEND = "hf"
@@ -69,7 +70,12 @@ class ModelOptions:
     timeout: float = 600.0
     """Seconds one call may take before it is retried."""
     retries: int = 6
-    """Retries of a call that timed out, could not connect, or got 408/409/429/5xx (exponential backoff)."""
+    """Retries of an item in all (after its first call) when a call timed out, could not connect, or got
+    408/409/429/5xx (exponential backoff)."""
+    deadline: float | None = None
+    """Seconds of wall time for all the run's calls; once passed, the items left fail (None: no deadline)."""
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    """Longest answer body read from the server; a longer one is cut and its item fails."""
     media: MediaSettings = field(default_factory=MediaSettings)
     """Frame and audio sampling for models that read raw video and audio."""
 

@@ -14,6 +14,7 @@ from mmsoc.metrics.datasets import dataset_rows
 from mmsoc.metrics.labels import INVALID, canonical_label
 from mmsoc.metrics.registry import all_keys
 from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
+from mmsoc.metrics.verdict import DIFFERENCE_WORDS, MIN_CLUSTERS, enough, interval_verdict
 from mmsoc.report.methods import methods, metric_order
 from mmsoc.report.runs import Run, RunRow
 from mmsoc.runners.summary import success_rates
@@ -23,13 +24,15 @@ from mmsoc.tasks.registry import TASKS
 
 @dataclass(frozen=True)
 class ReportSettings:
-    """How intervals are drawn and which text encoder the embedding metrics use."""
+    """How intervals are drawn (from at least ``min_clusters`` items, or videos for desiq runs) and which
+    text encoder the embedding metrics use."""
 
     n_boot: int = 1000
     seed: int = 0
     confidence: float = 0.95
     text_encoder: str | None = None
     fast: bool = False
+    min_clusters: int = MIN_CLUSTERS
 
 
 @dataclass
@@ -93,6 +96,7 @@ def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[s
                 "confidence": settings.confidence,
                 "interval": "percentile bootstrap, items resampled with replacement; for runs with several "
                 "seeds, seeds resampled too and the metric averaged over the drawn seeds",
+                "min_clusters": settings.min_clusters,
             },
             "runs": [_run_summary(run, tasks) for run in runs],
             "tasks": [
@@ -231,12 +235,17 @@ def _seed_values(cell: Cell, rows: np.ndarray, key: str) -> list[float]:
     return [float(np.mean([s.stats[key].subset(part).value() for part in cell.parts(rows)])) for s in cell.scores]
 
 
+def _interval_of(replicates: np.ndarray, n: int, settings: ReportSettings) -> tuple[float | None, float | None]:
+    """The percentile interval, or none from fewer than ``settings.min_clusters`` items."""
+    return percentile_interval(replicates, settings.confidence) if enough(n, settings.min_clusters) else (None, None)
+
+
 def _metric_cells(cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dict[str, dict]:
-    """Value, interval and spread over seeds of every metric of ``cell`` on ``rows``."""
+    """Value, interval (none from too few items) and spread over seeds of every metric of ``cell`` on ``rows``."""
     out, counts = {}, {}
     for key in cell.metric_keys():
         point, replicates = _intervals(cell, rows, settings, key, 1, counts)
-        low, high = percentile_interval(replicates, settings.confidence)
+        low, high = _interval_of(replicates, len(rows), settings)
         seed_values = _seed_values(cell, rows, key)
         out[key] = {
             "value": point,
@@ -330,7 +339,8 @@ def _unified(task: str, cell: Cell) -> float:
 
 
 def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: ReportSettings) -> dict | None:
-    """Paired bootstrap of run a minus run b on the items both answered (same resamples for both)."""
+    """Paired bootstrap of run a minus run b on the items both answered (same resamples for both); no
+    interval and no verdict from fewer than ``settings.min_clusters`` shared items."""
     common = sorted(set(a.ids) & set(b.ids))
     if not common:
         return None
@@ -340,8 +350,16 @@ def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: Re
     for key in [k for k in a.metric_keys() if k in b.metric_keys()]:
         point_a, rep_a = _intervals(a, rows_a, settings, key, 2, counts)
         point_b, rep_b = _intervals(b, rows_b, settings, key, 3, counts)
-        low, high = percentile_interval(rep_a - rep_b, settings.confidence)
-        metrics[key] = {"a": point_a, "b": point_b, "difference": point_a - point_b, "low": low, "high": high}
+        low, high = _interval_of(rep_a - rep_b, len(common), settings)
+        verdict = interval_verdict(low, high, 0.0, len(common), "items", settings.min_clusters, DIFFERENCE_WORDS)
+        metrics[key] = {
+            "a": point_a,
+            "b": point_b,
+            "difference": point_a - point_b,
+            "low": low,
+            "high": high,
+            "verdict": verdict,
+        }
     return {
         "a": name_a,
         "b": name_b,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mmsoc.metrics.verdict import MIN_CLUSTERS, enough, interval_verdict
 from mmsoc.report.sources import ArenaRatings, DesiqRun, Sources
 
 DESIQ_HEADLINE = "original"
@@ -14,16 +15,21 @@ ALPHA = 0.05
 
 
 def _finite(value: Any) -> bool:
-    return isinstance(value, (int, float)) and math.isfinite(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _least(data: dict) -> int:
+    return int(data.get("settings", {}).get("min_clusters", MIN_CLUSTERS))
 
 
 def summary(data: dict) -> list[dict]:
     """One row per MM-Soc task (its headline metric) and per desiq headline configuration: each run's value
-    and interval, the leader and whether it is separated from the runner-up.
+    and interval, the two highest runs, their difference and whether a leader is separated from the rest.
 
-    MM-Soc leaders are tested by the report's paired bootstrap of the difference (the interval excludes 0);
-    desiq runs have no common resamples here, so their leader counts as separated only when the two 95%
-    intervals do not overlap (conservative)."""
+    MM-Soc leaders come from the report's paired bootstrap on the items both runs answered (the row says how
+    many): the leader is the run whose paired difference with every other run has an interval above 0.
+    Desiq runs have no common resamples here, so their leader counts as separated only when the two 95%
+    intervals do not overlap (conservative). Too few items (videos) for an interval: no leader."""
     comparisons = {(c["task"], c["a"], c["b"]): c for c in data.get("comparisons", [])}
     rows = []
     for entry in data.get("tasks", []):
@@ -33,21 +39,15 @@ def summary(data: dict) -> list[dict]:
             for name, cell in entry["runs"].items()
             if key in cell["metrics"]
         }
-        row = {"task": entry["task"], "metric": key, "runs": runs, **_leader(runs)}
-        if row.get("runner_up"):
-            a, b = row["leader"], row["runner_up"]
-            comp, flip = comparisons.get((entry["task"], a, b)), False
-            if comp is None:
-                comp, flip = comparisons.get((entry["task"], b, a)), True
-            if comp is not None and key in comp["metrics"]:
-                d = comp["metrics"][key]
-                diff, low, high = (
-                    (-d["difference"], -d["high"], -d["low"]) if flip else (d["difference"], d["low"], d["high"])
-                )
-                row.update(
-                    difference=diff, low=low, high=high, test="paired bootstrap", separated=_finite(low) and low > 0
-                )
+        row = {"task": entry["task"], "metric": key, "runs": runs, **_ranked(runs)}
+        row.update(_paired_leader(entry["task"], key, row, comparisons, _least(data)))
         rows.append(row)
+    return rows + _desiq_summary(data)
+
+
+def _desiq_summary(data: dict) -> list[dict]:
+    rows = []
+    least = _least(data)
     for config in dict.fromkeys(
         r["config"] for run in data.get("desiq", []) for r in run["results"] if r["condition"] == DESIQ_HEADLINE
     ):
@@ -55,42 +55,83 @@ def summary(data: dict) -> list[dict]:
         for run in data["desiq"]:
             for r in run["results"]:
                 if r["condition"] == DESIQ_HEADLINE and r["config"] == config:
-                    runs[run["name"]] = {"value": r["accuracy"], "low": r["ci95"][0], "high": r["ci95"][1]}
+                    low, high = r["ci95"]
+                    runs[run["name"]] = {"value": r["accuracy"], "low": low, "high": high, "videos": r.get("videos")}
                     chance = r["chance"]
         row = {
             "task": f"Social-IQ {DESIQ_HEADLINE} {config}",
             "metric": "accuracy",
             "runs": runs,
             "chance": chance,
-            **_leader(runs),
+            "leader": None,
+            **_ranked(runs),
         }
-        if row.get("runner_up"):
-            lead, second = runs[row["leader"]], runs[row["runner_up"]]
-            row.update(
-                difference=lead["value"] - second["value"],
-                test="non-overlapping 95% intervals",
-                separated=_finite(lead["low"]) and _finite(second["high"]) and lead["low"] > second["high"],
-            )
+        if row["second"]:
+            lead, second = runs[row["first"]], runs[row["second"]]
+            fewest = min((lead["videos"], second["videos"]), key=lambda v: -1 if v is None else v)
+            separated = _finite(lead["low"]) and _finite(second["high"]) and lead["low"] > second["high"]
+            row.update(difference=lead["value"] - second["value"], test="non-overlapping 95% intervals")
+            row["verdict"] = _words(separated, fewest, "videos", least)
+            row["leader"] = row["first"] if separated and enough(fewest, least) else None
         rows.append(row)
     return rows
 
 
-def _leader(runs: dict[str, dict]) -> dict:
-    """The run with the highest value (undefined values last) and the next one."""
-    ranked = sorted(runs, key=lambda name: -runs[name]["value"] if _finite(runs[name]["value"]) else math.inf)
-    ranked = [name for name in ranked if _finite(runs[name]["value"])]
-    return {"leader": ranked[0] if ranked else None, "runner_up": ranked[1] if len(ranked) > 1 else None}
+def _ranked(runs: dict[str, dict]) -> dict:
+    """The run with the highest value (undefined values left out) and the next one."""
+    ranked = sorted((name for name in runs if _finite(runs[name]["value"])), key=lambda name: -runs[name]["value"])
+    return {"first": ranked[0] if ranked else None, "second": ranked[1] if len(ranked) > 1 else None}
 
 
-def chance_verdict(low: float | None, high: float | None, chance: float) -> str:
-    """Where the 95% interval lies against chance."""
-    if not (_finite(low) and _finite(high)):
-        return "no interval"
-    if low > chance:
-        return "above chance"
-    if high < chance:
-        return "below chance"
-    return "not different from chance"
+def _difference(task: str, key: str, a: str, b: str, comparisons: dict) -> dict | None:
+    """Run a minus run b on the items both answered (``shared``), from the report's paired comparisons."""
+    comp, flip = comparisons.get((task, a, b)), False
+    if comp is None:
+        comp, flip = comparisons.get((task, b, a)), True
+    if comp is None or key not in comp["metrics"]:
+        return None
+    d = comp["metrics"][key]
+    low, high = (d["high"], d["low"]) if flip else (d["low"], d["high"])
+    sign = -1 if flip else 1
+    return {
+        "difference": sign * d["difference"],
+        "low": None if low is None else sign * low,
+        "high": None if high is None else sign * high,
+        "shared": comp["n_common"],
+    }
+
+
+def _paired_leader(task: str, key: str, row: dict, comparisons: dict, least: int) -> dict:
+    """The two highest runs' paired difference on their shared items, and the leader: the run of the two
+    whose paired difference with every other run lies above 0 (None when there is no such run)."""
+    first, second = row["first"], row["second"]
+    pair = _difference(task, key, first, second, comparisons) if second else None
+    if pair is None:
+        return {"leader": None}
+    winner = first if _finite(pair["low"]) and pair["low"] > 0 else None
+    if _finite(pair["high"]) and pair["high"] < 0:
+        winner = second
+    if winner is not None:
+        against = [_difference(task, key, winner, other, comparisons) for other in row["runs"] if other != winner]
+        if not all(d is not None and _finite(d["low"]) and d["low"] > 0 for d in against):
+            winner = None
+    return {
+        **pair,
+        "test": "paired bootstrap",
+        "leader": winner,
+        "verdict": _words(winner is not None, pair["shared"], "items", least),
+    }
+
+
+def _words(separated: bool, clusters: int | None, unit: str, least: int) -> str:
+    if clusters is None or not enough(clusters, least):
+        return interval_verdict(None, None, 0.0, clusters, unit, least)
+    return "separated" if separated else "not separated"
+
+
+def chance_verdict(low: float | None, high: float | None, chance: float, videos: int | None, least: int) -> str:
+    """Where the 95% interval lies against chance, from at least ``least`` videos."""
+    return interval_verdict(low, high, chance, videos, "videos", least)
 
 
 def position_test(chosen: list[int], gold: list[int]) -> dict:
@@ -112,9 +153,13 @@ def position_test(chosen: list[int], gold: list[int]) -> dict:
     return {"chi2": float(result.statistic), "p": p, "verdict": f"{verdict} (chi-square, p {sign} {ALPHA})"}
 
 
-def desiq_entry(run: DesiqRun) -> dict:
-    """A desiq-eval run as the report shows it: the contract's fields, a verdict per result, the position test."""
-    results = [{**r, "verdict": chance_verdict(r["ci95"][0], r["ci95"][1], r["chance"])} for r in run.results]
+def desiq_entry(run: DesiqRun, least: int = MIN_CLUSTERS) -> dict:
+    """A desiq-eval run as the report shows it: the contract's fields, a verdict per result (from at least
+    ``least`` videos), the position test."""
+    results = [
+        {**r, "verdict": chance_verdict(r["ci95"][0], r["ci95"][1], r["chance"], r.get("videos"), least)}
+        for r in run.results
+    ]
     return {
         "name": run.name,
         "path": str(run.path),
@@ -132,6 +177,6 @@ def arena_entry(ratings: ArenaRatings) -> dict:
 
 def add_sources(data: dict, sources: Sources) -> None:
     """Add the desiq and arena entries, then the summary, to the report's data."""
-    data["desiq"] = [desiq_entry(run) for run in sources.desiq]
+    data["desiq"] = [desiq_entry(run, _least(data)) for run in sources.desiq]
     data["arena"] = [arena_entry(r) for r in sources.arena]
     data["summary"] = summary(data)

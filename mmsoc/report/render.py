@@ -1,46 +1,28 @@
 """Render a report's blocks as Markdown or as one self-contained HTML page.
 
 Every text that can come from a run (model names, predictions, references, file names) is escaped in both:
-HTML by ``html.escape``; Markdown by turning ``& < >`` into entities (so no raw HTML, no autolink) and
-breaking the sequences that make links, images and code spans. The page has inline CSS, figures
+HTML by ``html.escape``; Markdown by ``mmsoc.core.markdown.md_text`` (backslash escapes, no entities, control
+characters dropped), so it renders as the text it holds. The page has inline CSS, figures
 as data URIs, no scripts and no external links; contents links jump to the sections' ids."""
 
 from __future__ import annotations
 
 import html
 
+from mmsoc.core.markdown import md_text
 from mmsoc.report.blocks import Block, Contents, Figure, Heading, Table, Text, fmt, slug
 
 __all__ = ["Block", "Contents", "Figure", "Heading", "Table", "Text", "fmt", "slug", "to_html", "to_markdown"]
 
-_MD_ESCAPES = {"\\": "\\\\", "`": "\\`", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
-
-
-def md_escape(text: str, paragraph: bool = False) -> str:
-    """``text`` as literal Markdown on one line: no raw HTML or autolink (``& < >`` as entities), no link or
-    image (``](`` and ``][`` broken), no code span; a ``paragraph`` starts no heading, list, quote or link
-    definition either. Other brackets stay as written, so intervals read ``[0.1, 0.2]``."""
-    out = "".join(_MD_ESCAPES.get(ch, ch) for ch in " ".join(str(text).split()))
-    out = out.replace("](", "]\\(").replace("][", "]\\[")
-    return "\\" + out if paragraph and out.startswith(("#", "+", "-", "=", "*", "|", "[")) else out
-
-
-def _link_text(text: str) -> str:
-    return md_escape(text).replace("]", "\\]")
-
-
-def _md_cell(text: str) -> str:
-    return md_escape(text).replace("|", "\\|")
-
 
 def _md_table(table: Table) -> str:
     lines = [
-        f"**{_md_cell(table.caption)}**",
+        f"**{md_text(table.caption)}**",
         "",
-        "| " + " | ".join(map(_md_cell, table.header)) + " |",
+        "| " + " | ".join(map(md_text, table.header)) + " |",
         "|" + "---|" * len(table.header),
     ]
-    lines += ["| " + " | ".join(map(_md_cell, row)) + " |" for row in table.rows]
+    lines += ["| " + " | ".join(map(md_text, row)) + " |" for row in table.rows]
     return "\n".join(lines)
 
 
@@ -50,21 +32,20 @@ def to_markdown(blocks: list[Block]) -> str:
     out = []
     for block in blocks:
         if isinstance(block, Heading):
-            out.append("#" * block.level + " " + md_escape(block.text))
+            out.append("#" * block.level + " " + md_text(block.text))
         elif isinstance(block, Text):
-            out.append(md_escape(block.text, paragraph=True))
+            out.append(md_text(block.text, paragraph=True))
         elif isinstance(block, Table):
             out.append(_md_table(block))
         elif isinstance(block, Contents):
             out.append(
                 "**Contents**\n\n"
                 + "\n".join(
-                    f"{'  ' * max(0, level - 2)}- [{_link_text(text)}](#{anchor})"
-                    for level, text, anchor in block.entries
+                    f"{'  ' * max(0, level - 2)}- [{md_text(text)}](#{anchor})" for level, text, anchor in block.entries
                 )
             )
         else:
-            out.append(f"*Figure (in report.html): {md_escape(block.title)}*")
+            out.append(f"*Figure (in report.html): {md_text(block.title)}*")
             if block.data is not None:
                 out.append(_md_table(block.data))
     return "\n\n".join(out) + "\n"

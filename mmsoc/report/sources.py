@@ -2,9 +2,10 @@
 runs (metrics.json with a ``results`` list) and arena rating folders (``mmsoc arena rate``: ratings.json).
 
 A desiq-eval ``metrics.json`` is ``{"model", "inputs", "answer", "results": [{"condition", "config", "accuracy",
-"chance", "n", "ci95": [lo, hi], "success_rate"}, ...], "position": {"chosen": [ints], "gold": [ints]}}``;
-its numbers are shown as the run computed them (they are not recomputed from predictions). Every field is
-checked, and a bad one is named with its file.
+"chance", "n", "videos", "ci95": [lo, hi] or null, "success_rate"}, ...], "position": {"chosen": [ints], "gold":
+[ints]}}`` (``videos`` may be missing: then no verdict is read from the interval); its numbers are shown as
+the run computed them (they are not recomputed from predictions). Every field is checked, and a bad one is
+named with its file.
 """
 
 from __future__ import annotations
@@ -138,12 +139,14 @@ def _desiq(path: Path) -> DesiqRun:
         where = f"results[{k}]."
         if not isinstance(row, dict):
             raise InputError(source, "expected an object", field=where[:-1])
-        interval = row.get("ci95")
+        interval = [None, None] if row.get("ci95") is None else row["ci95"]
         if not (isinstance(interval, list) and len(interval) == 2):
             raise InputError(source, f"expected [low, high], got {interval!r}", field=where + "ci95")
-        n = row.get("n")
+        n, videos = row.get("n"), row.get("videos")
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise InputError(source, f"expected a count, got {n!r}", field=where + "n")
+        if videos is not None and (isinstance(videos, bool) or not isinstance(videos, int) or videos < 0):
+            raise InputError(source, f"expected a count or null, got {videos!r}", field=where + "videos")
         results.append(
             {
                 "condition": _text(row, "condition", source, where),
@@ -151,6 +154,7 @@ def _desiq(path: Path) -> DesiqRun:
                 "accuracy": _number(row.get("accuracy"), source, where + "accuracy", optional=True),
                 "chance": _number(row.get("chance"), source, where + "chance"),
                 "n": n,
+                "videos": videos,
                 "ci95": [_number(v, source, f"{where}ci95", optional=True) for v in interval],
                 "success_rate": _number(row.get("success_rate"), source, where + "success_rate", optional=True),
             }

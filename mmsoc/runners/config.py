@@ -42,6 +42,8 @@ class RunConfig:
     """Where the prompt format comes from (``mmsoc.models.prompting``), for an in-process model."""
     decoding: dict | None = None
     """Every effective decoding setting (``mmsoc.models.decoding``)."""
+    api_base: str | None = None
+    """The server of a model on one (``--api-base``): another server is another run."""
 
     @classmethod
     def create(cls, settings: GenerationSettings, seeds: tuple[int, ...] | None, **fields) -> RunConfig:

@@ -26,6 +26,7 @@ def summarize(rows: Sequence[dict[str, Any]], tasks: Sequence[str], fast: bool =
     """
     from mmsoc.metrics.datasets import dataset_rows
     from mmsoc.tasks import get_task, score_task_averaged
+    from mmsoc.tasks.scoring import undefined_metrics
 
     by_task: dict[str, dict[Any, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
@@ -66,6 +67,8 @@ def summarize(rows: Sequence[dict[str, Any]], tasks: Sequence[str], fast: bool =
                 }
                 for name, part in rows_by_dataset.items()
             }
+        if undefined_metrics(entry["metrics"]):
+            entry["undefined"] = undefined_metrics(entry["metrics"])
         summary[task] = entry
     return summary
 
@@ -83,15 +86,17 @@ def _success(rows: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     return success_rates([r["valid"] for r in rows], [r.get("strict_valid") for r in rows])
 
 
-def _mean(scores, reduce=np.mean) -> dict[str, float]:
+def _mean(scores, reduce=np.mean) -> dict[str, float | None]:
     """Reduce each numeric metric over seeds (keys in first-seen order; the count n is the entry's)."""
     scores = list(scores)
-    keys = [k for k, v in scores[0].items() if k != "n" and isinstance(v, (int, float)) and not isinstance(v, bool)]
-    return {
-        k: float(reduce([s[k] for s in scores if s.get(k) is not None]))
-        for k in keys
-        if any(s.get(k) is not None for s in scores)
-    }
+    keys = [
+        k
+        for k, v in scores[0].items()
+        if k != "n" and (v is None or isinstance(v, (int, float))) and not isinstance(v, bool)
+    ]
+    values = {k: [float(s[k]) for s in scores if s.get(k) is not None] for k in keys}
+    reduced = {k: float(reduce(v)) if v else None for k, v in values.items()}
+    return {k: v if v is None or np.isfinite(v) else None for k, v in reduced.items()}  # undefined: null
 
 
 def _sample_std(values: list[float]) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -62,7 +63,8 @@ def score_task_averaged(
     text_encoder: str | None = None,
     fast: bool = False,
 ) -> tuple[dict[str, float | int], dict[str, TaskScores]]:
-    """The metrics ``mmsoc score`` reports and the scores they come from.
+    """The metrics ``mmsoc score`` and metrics.json report and the scores they come from; an undefined metric
+    (NaN) is None, with the reason in the scores' ``info["undefined"]``.
 
     A task that pools datasets (OCR) whose ``ids`` all read ``dataset/item`` (a dataset of the task's
     sources) is scored on each dataset, and its metrics are the mean over them, as the paper averages
@@ -72,11 +74,34 @@ def score_task_averaged(
     rows = dataset_rows(ids, get_task(task_id).sources) if ids is not None else {}
     if not rows:
         scores = score_task_detailed(task_id, predictions, references, text_encoder=text_encoder, fast=fast)
-        return scores.metrics, {"": scores}
+        return _null_undefined(scores.metrics, scores.info), {"": scores}
     parts = {
         name: score_task_detailed(
             task_id, [predictions[i] for i in part], [references[i] for i in part], text_encoder=text_encoder, fast=fast
         )
         for name, part in rows.items()
     }
-    return mean_over_datasets([part.metrics for part in parts.values()]), parts
+    for part in parts.values():
+        part.metrics = _null_undefined(part.metrics, part.info)
+    return _null_undefined(mean_over_datasets([part.metrics for part in parts.values()]), {}), parts
+
+
+UNDEFINED = (
+    "no value on these items (the metric is NaN here: e.g. a correlation where the predictions or the "
+    "references are all equal, an AUC over one class); written as null"
+)
+
+
+def undefined_metrics(metrics: dict[str, Any]) -> dict[str, str]:
+    """The metrics of ``metrics`` that are null (undefined), each with :data:`UNDEFINED` as the reason."""
+    return {key: UNDEFINED for key, value in metrics.items() if value is None}
+
+
+def _null_undefined(metrics: dict[str, Any], info: dict[str, object]) -> dict[str, Any]:
+    """``metrics`` with NaN and infinities (undefined values) as None, noted in ``info["undefined"]``."""
+    out = {
+        key: None if isinstance(value, float) and not math.isfinite(value) else value for key, value in metrics.items()
+    }
+    if undefined_metrics(out):
+        info["undefined"] = f"{', '.join(undefined_metrics(out))}: {UNDEFINED}"
+    return out

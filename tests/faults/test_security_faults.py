@@ -7,6 +7,7 @@ Also in-process: tests/test_finetune_resume.py (resume refuses pickles) and test
 
 from __future__ import annotations
 
+import html
 import json
 import pickle
 import shutil
@@ -49,18 +50,22 @@ def test_a_pickle_planted_in_a_checkpoint_is_never_executed(planted, adapter, ti
 
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+FOLDER = "dq<img src=x onerror=alert(2)> [a](javascript:alert(3))"
+"""A run-folder name (no slash): shown where two runs of one model are told apart by their folders."""
 
 
 def test_hostile_text_in_a_run_is_escaped_in_the_report(scratch, cache, tmp_path):
-    """Item 3: predictions, references and model names reach report.md and report.html as text, never
-    as markup a viewer would run."""
+    """Item 3: the fields the report shows (the model name, the run-folder name, the reference and the
+    prediction of a generation task's examples) reach report.md and report.html as text, never as markup a
+    viewer would run; report.md renders (CommonMark) as exactly that text, without entities or control bytes."""
+    from report_data import check_markdown
 
     run_dir = tmp_path / "run"
     result = run(
         "mmsoc",
         "eval",
         "--task",
-        "hate",
+        "image_description",
         "--model",
         "random",
         "--greedy",
@@ -74,16 +79,20 @@ def test_hostile_text_in_a_run_is_escaped_in_the_report(scratch, cache, tmp_path
     )
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in (run_dir / "predictions.jsonl").read_text().splitlines()]
-    for row in rows[:2]:
-        row["raw"] = row["reference"] = HOSTILE
+    for k, row in enumerate(rows):  # every item: the report shows the first three every run answered
+        row["reference"] = f"reference {k} {HOSTILE}"
+        row["raw"] = row["parsed"] = f"said {k} {HOSTILE} \x1b[31m\x07"
+        row["valid"] = row["strict_valid"] = True
     (run_dir / "predictions.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     config = json.loads((run_dir / "config.json").read_text())
     config["model"] = HOSTILE
     (run_dir / "config.json").write_text(json.dumps(config))
+    twin = shutil.copytree(run_dir, tmp_path / FOLDER)  # the same model twice: runs named by their folders
     result = run(
         "mmsoc",
         "report",
         str(run_dir),
+        str(twin),
         "--out",
         str(tmp_path / "report"),
         "--no-embeddings",
@@ -93,8 +102,10 @@ def test_hostile_text_in_a_run_is_escaped_in_the_report(scratch, cache, tmp_path
         cache=cache,
     )
     assert result.returncode == 0, result.stderr
-    for name in ("report.md", "report.html"):
-        text = (tmp_path / "report" / name).read_text()
-        # the page has scripts and images of its own: the hostile ones must not be among them
-        assert "<script>alert" not in text and "<img src=x" not in text and "onerror=alert(1)>" not in text, name
-        assert "&lt;script&gt;alert" in text or "\\<script\\>alert" in text, name  # present, escaped
+    md = (tmp_path / "report" / "report.md").read_text()
+    shown = (f"{HOSTILE} ({FOLDER})", f"{HOSTILE} (run)", f"reference 0 {HOSTILE}", f"said 2 {HOSTILE}")
+    check_markdown(md, shown)
+    page = (tmp_path / "report" / "report.html").read_text()
+    # the page has scripts and images of its own: the hostile ones must not be among them
+    assert "<script>alert" not in page and "<img src=x" not in page and "onerror=alert(1)>" not in page
+    assert "&lt;script&gt;alert" in page and html.escape(f"said 2 {HOSTILE}") in page

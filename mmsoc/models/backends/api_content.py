@@ -2,7 +2,8 @@
 
 Content parts follow the request's parts in order: text as text, images and uniformly sampled video frames
 (``VIDEO_FRAMES``, JPEG) as base64 data URLs in ``image_url`` parts; :func:`decoding` gives the sampling fields.
-:class:`ContextBudget` keeps the text of a call within ``--max-context`` tokens.
+:class:`ContextBudget` keeps the text of a call within ``--max-context`` tokens; :func:`continuation_loglik` reads an
+option's log-likelihood from the server's prompt log-probabilities.
 """
 
 from __future__ import annotations
@@ -106,3 +107,29 @@ class ContextBudget:
     @property
     def description(self) -> str:
         return f"--max-context {self.limit}: prompt text {self.how}, media not counted"
+
+
+def continuation_loglik(
+    context: tuple[int, list[int] | None], ids: list[int] | None, logprobs: list[Any], where: str
+) -> float:
+    """Sum of the prompt log-probabilities of the tokens after the context.
+
+    ``context`` is (length, token ids or None) of the prompt alone; ``ids`` the token ids of the
+    prompt with the option (None when the server does not return them: then each position's entry
+    must be the prompt token's alone, as ``prompt_logprobs=0`` gives). Where both id lists are
+    known, the option starts after their common prefix (a tokenizer may merge across the boundary).
+    """
+    start, context_ids = context
+    if ids is not None and context_ids is not None:
+        start = next((i for i, (a, b) in enumerate(zip(context_ids, ids)) if a != b), min(len(context_ids), len(ids)))
+    total = 0.0
+    for position in range(start, len(logprobs)):
+        entry = logprobs[position] or {}
+        if ids is not None:
+            token = entry.get(str(ids[position]), entry.get(ids[position]))
+        else:
+            token = next(iter(entry.values())) if len(entry) == 1 else None
+        if token is None:
+            raise ValueError(f"{where}: the server's prompt_logprobs lack the prompt token at position {position}")
+        total += float(token["logprob"] if isinstance(token, dict) else token.logprob)
+    return total

@@ -15,10 +15,14 @@ by the server's ``/tokenize`` where it has one, else estimated; media are not co
 tokens or longest option exceeds it is refused with a ValueError naming the item
 (:class:`~mmsoc.models.backends.api_content.ContextBudget`).
 
-Calls go through the ``openai`` client, which retries timeouts, connection errors, 408/409/429 and
-5xx answers with exponential backoff and jitter (``--retries`` times, honouring ``Retry-After``). A
-call that still fails raises :class:`RequestFailed` (an ``OSError``) naming the item; the evaluation
-loop records it as a problem and a rerun of the same command asks again. The key comes from
+Calls go through the ``openai`` client, the reference client of this API, whose retries (timeouts,
+connection errors, 408/409/429 and 5xx; ``--retries`` times, exponential backoff, ``Retry-After``) run in
+each call's own thread, so a batch's calls retry together. A call that still fails raises
+:class:`RequestFailed` (an ``OSError``) naming the item; the evaluation loop asks the batch's items again
+one by one, but an item answered or failed already is not sent again (1 + ``--retries`` tries per item in
+all); the loop records the failure as a problem and a rerun asks again. ``--deadline``,
+``--request-timeout`` (for a whole answer) and ``--max-response-bytes`` bound what a server that hangs,
+trickles or floods costs (:mod:`~mmsoc.models.backends.api_limits`). The key comes from
 ``MMSOC_API_KEY`` (else ``OPENAI_API_KEY``; a local server needs none) and is never written anywhere.
 
 Option scoring uses vLLM's prompt log-probabilities on chat completions: the request followed by
@@ -27,9 +31,6 @@ an assistant message holding the option (``continue_final_message``, no generati
 tokens after the prompt with its generation prompt (found by a second call, which only counts
 tokens). Chat rather than ``/completions`` with ``echo``: completions take no images. Servers
 without prompt log-probabilities (transformers serve, hosted APIs) raise :class:`CannotScore`.
-
-The client is the ``openai`` package, the reference client of this API: its retries, backoff,
-``Retry-After`` handling, timeouts and typed errors are used as they are, not written again.
 """
 
 from __future__ import annotations
@@ -40,22 +41,15 @@ from functools import partial
 from typing import Any
 
 from mmsoc.core.io import UsageError
-from mmsoc.models.backends.api_content import ContextBudget, content, decoding
+from mmsoc.models.backends.api_content import ContextBudget, content, continuation_loglik, decoding
 from mmsoc.models.backends.api_dispatch import Call, Dispatcher, grouped, shared_prefix
+from mmsoc.models.backends.api_limits import CallLimits, DeadlinePassed, Outcomes, RequestFailed
 from mmsoc.models.base import CannotScore, GenerationSettings, OptionScores, Request
 from mmsoc.models.registry import ModelEntry, ModelOptions
 
 API_KEY_VARIABLES = ("MMSOC_API_KEY", "OPENAI_API_KEY")
 STANDARD_FIELDS = ("max_tokens", "seed", "temperature", "top_p")
 """Call fields of the OpenAI API itself; any others (vLLM's) travel as extra body fields."""
-
-
-class RequestFailed(OSError):
-    """A call to the server failed for good (after its retries), or the server refused it (``status``)."""
-
-    def __init__(self, message: str, status: int | None = None):
-        super().__init__(message)
-        self.status = status
 
 
 def api_key() -> str:
@@ -74,21 +68,29 @@ class OpenAIModel:
         name: str,
         api_base: str,
         concurrency: int = 8,
-        timeout: float = 600.0,
-        retries: int = 6,
+        limits: CallLimits | None = None,
         max_context: int | None = None,
     ):
         try:
             import openai
+
+            from mmsoc.models.backends.api_transport import http_client
         except ImportError:
             raise UsageError("the openai backend needs the openai package (pip install openai==3.57.0)") from None
-        if concurrency < 1 or retries < 0 or timeout <= 0:
-            raise ValueError("--concurrency must be >= 1, --retries >= 0 and --request-timeout > 0")
-        self.name, self.api_base, self.retries = name, api_base, retries
+        if concurrency < 1:
+            raise ValueError("--concurrency must be >= 1")
+        self.limits = limits or CallLimits()
+        self.name, self.api_base, self.retries = name, api_base, self.limits.retries
         self._errors = openai
-        self.client = openai.OpenAI(base_url=api_base, api_key=api_key(), max_retries=retries, timeout=timeout)
-        self.dispatcher = Dispatcher(concurrency)
-        self._answered: dict[tuple[Request, GenerationSettings], str] = {}
+        self.client = openai.OpenAI(
+            base_url=api_base,
+            api_key=api_key(),
+            max_retries=self.limits.retries,
+            timeout=self.limits.timeout,
+            http_client=http_client(self.limits),
+        )
+        self.dispatcher, self.concurrency = Dispatcher(concurrency), concurrency
+        self.outcomes = Outcomes()
         self._cannot_score: str | None = None
         self._check_served()
         self.budget = None if max_context is None else ContextBudget(max_context, self._token_counter())
@@ -116,6 +118,8 @@ class OpenAIModel:
             "requests_sent": self.requests_sent,
             "prefix_leaders": self.prefix_leaders,
             "prefix_followers": self.prefix_followers,
+            "concurrency": self.concurrency,
+            **self.limits.to_json(),
         }
 
     @property
@@ -133,6 +137,8 @@ class OpenAIModel:
             return  # some servers list no models: the first call will tell
         except self._errors.APIConnectionError as err:
             raise UsageError(f"cannot reach {self.api_base} ({err}); start the server or correct --api-base") from None
+        except RequestFailed as err:
+            raise UsageError(f"{self.api_base}/models: {err}") from None
         if served and self.name not in served:
             raise UsageError(
                 f"{self.api_base} serves {', '.join(served)}, not {self.name!r}; pass --model openai:{served[0]}"
@@ -156,23 +162,20 @@ class OpenAIModel:
         return count
 
     def _refused_key(self, err: Any) -> str:
-        return (
-            f"{self.api_base} refused the API key ({err.status_code}); set "
-            f"{' or '.join(API_KEY_VARIABLES)} to a key it accepts"
-        )
+        keys = " or ".join(API_KEY_VARIABLES)
+        return f"{self.api_base} refused the API key ({err.status_code}); set {keys} to a key it accepts"
 
-    def _call(self, where: str, messages: list[dict[str, Any]], fields: dict[str, Any]) -> Any:
+    def _call(self, where: str, messages: list[Any], fields: dict[str, Any]) -> Any:
         """One chat completion; failures after the client's retries become RequestFailed naming ``where``."""
         errors = self._errors
         known = {key: value for key, value in fields.items() if key in STANDARD_FIELDS}
         extra = {key: value for key, value in fields.items() if key not in STANDARD_FIELDS}
         try:
             return self.client.chat.completions.create(
-                model=self.name,
-                messages=messages,  # type: ignore[arg-type]
-                extra_body=extra or None,
-                **known,
+                model=self.name, messages=messages, extra_body=extra or None, **known
             )
+        except RequestFailed as err:  # the deadline passed, or the answer was cut
+            raise type(err)(f"{where}: {err}") from None
         except (errors.AuthenticationError, errors.PermissionDeniedError) as err:
             raise UsageError(self._refused_key(err)) from None
         except errors.APIStatusError as err:
@@ -182,6 +185,8 @@ class OpenAIModel:
                 f"{where}: the server answered {err.status_code}{after}: {_detail(err)}", err.status_code
             ) from None
         except errors.APIConnectionError as err:
+            if self.limits.left() <= 0:
+                raise DeadlinePassed(f"{where}: deadline: --deadline {self.limits.deadline:g} s passed") from None
             raise RequestFailed(
                 f"{where}: no answer from {self.api_base} after {self.retries + 1} attempts ({err.message})"
             ) from None
@@ -257,6 +262,32 @@ class OpenAIModel:
             out[k].append(result)
         return out, first
 
+    def _ask(
+        self,
+        keys: Sequence[tuple[Any, ...]],
+        users_of: Callable[[list[Any]], list[Any]],
+        calls_of: Callable[[list[Any]], Callable[[int, Any], list[Callable[[], Any]]]],
+        finish: Callable[[Any, list[Any]], Any],
+    ) -> None:
+        """Send the calls of the keys (request first) neither answered nor failed yet, and record what each came
+        to: ``finish(key, its call results)``, or its first failure (ValueError from ``finish`` included)."""
+        todo = self.outcomes.pending(keys)
+        try:
+            self.limits.check()
+        except DeadlinePassed as err:
+            for key in todo:
+                self.outcomes.record(key, None, DeadlinePassed(f"{self._where(key[0])}: {err}"))
+            return
+        requests = [key[0] for key in todo]
+        results, failures = self._send(requests, users_of(todo), calls_of(todo))
+        for key, result, failure in zip(todo, results, failures):
+            if failure is None:
+                try:
+                    result = finish(key, result)
+                except ValueError as err:
+                    failure = err
+            self.outcomes.record(key, result, failure)
+
     def _answer(self, request: Request, user: dict[str, Any], settings: GenerationSettings) -> str:
         where = self._where(request)
         response = self._call(where, [user], decoding(settings, request))
@@ -266,44 +297,47 @@ class OpenAIModel:
 
     def generate(self, requests: Sequence[Request], settings: GenerationSettings) -> list[str]:
         """Responses in request order. If a call fails, the others' answers are kept for the item-by-item
-        retry of the evaluation loop (which then asks only for the failed one again) and the failure is raised."""
+        retry of the evaluation loop (which then sends nothing again) and the failure is raised."""
         keys = [(request, settings) for request in requests]
-        todo = [request for request, _ in dict.fromkeys(keys) if (request, settings) not in self._answered]
-        users = self._users(todo, settings.max_new_tokens)
-        results, failures = self._send(todo, users, lambda k, user: [partial(self._answer, todo[k], user, settings)])
-        for request, result, failure in zip(todo, results, failures):
-            if failure is None:
-                self._answered[(request, settings)] = result[0]
-        first = _worst(failures)
-        if first is not None:
-            raise first
-        answers = [self._answered[key] for key in keys]
-        for key in set(keys):
-            del self._answered[key]
-        return answers
+
+        def calls_of(todo: list[Any]) -> Callable[[int, Any], list[Callable[[], Any]]]:
+            return lambda k, user: [partial(self._answer, todo[k][0], user, settings)]
+
+        self._ask(
+            keys,
+            lambda todo: self._users([key[0] for key in todo], settings.max_new_tokens),
+            calls_of,
+            lambda key, result: result[0],
+        )
+        return self.outcomes.take(keys)
 
     # option scoring --------------------------------------------------------------------------
     def score_options(self, requests: Sequence[Request], options: Sequence[Sequence[str]]) -> list[OptionScores]:
         """Log-likelihood of each option as the assistant's reply (vLLM's prompt log-probabilities)."""
         if self._cannot_score:
             raise CannotScore(self._cannot_score)
+        keys = [(request, tuple(opts)) for request, opts in zip(requests, options)]
 
-        def calls_of(k: int, user: dict[str, Any]) -> list[Callable[[], Any]]:
-            request = requests[k]
-            prompt = partial(self._prompt_tokens, request, user)
-            return [prompt, *(partial(self._option_tokens, request, user, option) for option in options[k])]
+        def calls_of(todo: list[Any]) -> Callable[[int, Any], list[Callable[[], Any]]]:
+            def calls(k: int, user: dict[str, Any]) -> list[Callable[[], Any]]:
+                request, opts = todo[k]
+                prompt = partial(self._prompt_tokens, request, user)
+                return [prompt, *(partial(self._option_tokens, request, user, option) for option in opts)]
 
-        results, failures = self._send(requests, self._users(requests, options=options), calls_of)
-        first = _worst(failures)
-        if first is not None:
-            if isinstance(first, CannotScore):
-                self._cannot_score = str(first)
-            raise first
-        out = []
-        for request, opts, (context, *rows) in zip(requests, options, results):
-            logliks = tuple(continuation_loglik(context, ids, logprobs, self._where(request)) for ids, logprobs in rows)
-            out.append(OptionScores(logliks, tuple(len(o) for o in opts)))
-        return out
+            return calls
+
+        def finish(key: tuple[Request, tuple[str, ...]], results: list[Any]) -> OptionScores:
+            (request, opts), (context, *rows) = key, results
+            where = self._where(request)
+            logliks = tuple(continuation_loglik(context, ids, logprobs, where) for ids, logprobs in rows)
+            return OptionScores(logliks, tuple(len(o) for o in opts))
+
+        self._ask(keys, lambda todo: self._users([k[0] for k in todo], options=[k[1] for k in todo]), calls_of, finish)
+        try:
+            return self.outcomes.take(keys)
+        except CannotScore as err:
+            self._cannot_score = str(err)
+            raise
 
     def _scoring_call(self, request: Request, messages: list[dict[str, Any]], fields: dict[str, Any]) -> Any:
         where = self._where(request)
@@ -339,38 +373,6 @@ class OpenAIModel:
         return extra.get("prompt_token_ids"), extra["prompt_logprobs"]
 
 
-def _worst(failures: Sequence[BaseException | None]) -> BaseException | None:
-    """The failure to raise for a batch: one the user must act on first (a refused key, no scoring), else the first."""
-    found = [failure for failure in failures if failure is not None]
-    return next((f for f in found if isinstance(f, (UsageError, CannotScore))), found[0] if found else None)
-
-
-def continuation_loglik(
-    context: tuple[int, list[int] | None], ids: list[int] | None, logprobs: list[Any], where: str
-) -> float:
-    """Sum of the prompt log-probabilities of the tokens after the context.
-
-    ``context`` is (length, token ids or None) of the prompt alone; ``ids`` the token ids of the
-    prompt with the option (None when the server does not return them: then each position's entry
-    must be the prompt token's alone, as ``prompt_logprobs=0`` gives). Where both id lists are
-    known, the option starts after their common prefix (a tokenizer may merge across the boundary).
-    """
-    start, context_ids = context
-    if ids is not None and context_ids is not None:
-        start = next((i for i, (a, b) in enumerate(zip(context_ids, ids)) if a != b), min(len(context_ids), len(ids)))
-    total = 0.0
-    for position in range(start, len(logprobs)):
-        entry = logprobs[position] or {}
-        if ids is not None:
-            token = entry.get(str(ids[position]), entry.get(ids[position]))
-        else:
-            token = next(iter(entry.values())) if len(entry) == 1 else None
-        if token is None:
-            raise ValueError(f"{where}: the server's prompt_logprobs lack the prompt token at position {position}")
-        total += float(token["logprob"] if isinstance(token, dict) else token.logprob)
-    return total
-
-
 def _detail(err: Any) -> str:
     """The server's own error message, short."""
     body = getattr(err, "body", None)
@@ -384,9 +386,8 @@ def build(arg: str, options: ModelOptions) -> OpenAIModel:
         raise ValueError("name the served model: --model openai:NAME (as the server's /v1/models lists it)")
     if not options.api_base:
         raise ValueError("--model openai:NAME needs --api-base URL (e.g. http://localhost:8000/v1)")
-    return OpenAIModel(
-        arg, options.api_base, options.concurrency, options.timeout, options.retries, options.max_context
-    )
+    limits = CallLimits(options.timeout, options.retries, options.deadline, options.max_response_bytes)
+    return OpenAIModel(arg, options.api_base, options.concurrency, limits, options.max_context)
 
 
 MODEL = ModelEntry(

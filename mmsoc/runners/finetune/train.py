@@ -278,8 +278,9 @@ def _train(
 
     def after_step(state: LoopState) -> None:
         losses.append(state.loss)
-        if log is not None:
-            log.append({"step": state.step, "epoch": state.epoch, "loss": state.loss, "lr": state.lr})
+        if log is not None:  # standard JSON: a diverged (NaN) loss is logged as null
+            loss = state.loss if math.isfinite(state.loss) else None
+            log.append({"step": state.step, "epoch": state.epoch, "loss": loss, "lr": state.lr})
         bar.update(1)
         if settings.save_every and state.step % settings.save_every == 0:
             _save_checkpoint(accelerator, model, optimizer, scheduler, out_dir, state.step)
@@ -317,7 +318,7 @@ def _restart_log(out_dir: Path, step: int, accelerator: Accelerator) -> list[flo
         out_dir.mkdir(parents=True, exist_ok=True)
         write_jsonl(path, rows)
     accelerator.wait_for_everyone()
-    return [row["loss"] for row in rows]
+    return [math.nan if row["loss"] is None else row["loss"] for row in rows]
 
 
 def _save_checkpoint(

@@ -25,6 +25,8 @@ class SteKind:
     confusion = False
     text_only = True
     """Requests are text alone: models that read images ask without one."""
+    unread_rule = ""
+    """How an unread prediction is scored, noted when there is one (empty: as the metric input says)."""
 
     def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request:
         from mmsoc.tasks.templates import fill
@@ -54,7 +56,9 @@ class SteKind:
         check_lengths(spec.id, predictions, references)
         references = [self.check_reference(spec, ref) for ref in references]
         stats, info = run_groups(self.name, self.metric_input(spec, predictions, references), fast)
-        info["unread_predictions"] = sum(p is None for p in predictions)
+        info["unread_predictions"] = unread = sum(p is None for p in predictions)
+        if unread and self.unread_rule:
+            info["unread_rule"] = f"{unread} of {len(predictions)} predictions unread: {self.unread_rule}"
         return TaskScores(spec.id, {**{k: s.value() for k, s in stats.items()}, "n": len(references)}, stats, info)
 
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:

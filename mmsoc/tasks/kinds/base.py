@@ -3,6 +3,7 @@ targets, draws random answers and scores predictions, so no other module asks wh
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -50,7 +51,9 @@ class TaskKind(Protocol):
     confusion: bool
     """Whether reports show a confusion matrix over the labels."""
     # A kind whose requests are text alone (the text suites' kinds) also sets ``text_only = True``, so the
-    # evaluation loop never skips its items for want of an image.
+    # evaluation loop never skips its items for want of an image. A kind whose predictions must be text or a
+    # number (free text, scores) has ``check_prediction(spec, value)``: the value to score, or ValueError for
+    # one that cannot be scored (a number where text is expected, NaN, an infinity), so the row is skipped.
 
     def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request: ...
 
@@ -101,3 +104,28 @@ def check_lengths(task: str, predictions: Sequence[Any], references: Sequence[An
         raise ValueError(f"{task}: {len(predictions)} predictions but {len(references)} references")
     if not references:
         raise ValueError(f"{task}: nothing to score")
+
+
+def text_value(value: Any) -> str:
+    """``value`` where text is expected: a string, else ValueError naming what it is (a number, a dict...)."""
+    if not isinstance(value, str):
+        raise ValueError(f"expected text, got {type(value).__name__} {value!r:.60}")
+    return value
+
+
+def text_prediction(value: Any) -> str | None:
+    """A prediction of a text kind: a string, or None for an answer that is missing; ValueError otherwise."""
+    return None if value is None else text_value(value)
+
+
+def finite_number(value: Any) -> float:
+    """``value`` as a finite float (a number or its text); ValueError for NaN, infinities, booleans and others."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(f"expected a number, got {type(value).__name__} {value!r:.60}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"expected a number, got {value!r:.60}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"expected a finite number, got {value!r:.60} (NaN and infinities are not scores)")
+    return number

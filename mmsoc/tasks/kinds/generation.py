@@ -10,7 +10,15 @@ import numpy as np
 from mmsoc.core.records import Example
 from mmsoc.models.base import Request
 from mmsoc.tasks.kinds._text import score_text
-from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskScores, check_lengths, image_request
+from mmsoc.tasks.kinds.base import (
+    INVALID,
+    Parsed,
+    TaskScores,
+    check_lengths,
+    image_request,
+    text_prediction,
+    text_value,
+)
 from mmsoc.tasks.spec import TaskSpec
 
 
@@ -37,7 +45,10 @@ class Generation:
         return ""
 
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:
-        return value
+        return text_value(value)
+
+    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+        return text_prediction(value)
 
     def score(
         self,

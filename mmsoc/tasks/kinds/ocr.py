@@ -11,7 +11,15 @@ import numpy as np
 from mmsoc.core.records import Example
 from mmsoc.models.base import Request
 from mmsoc.tasks.kinds._text import score_text
-from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskScores, check_lengths, image_request
+from mmsoc.tasks.kinds.base import (
+    INVALID,
+    Parsed,
+    TaskScores,
+    check_lengths,
+    image_request,
+    text_prediction,
+    text_value,
+)
 from mmsoc.tasks.spec import TaskSpec
 
 _QUOTED = re.compile(r"[\"\u201c\u201d]([^\"\u201c\u201d]*)[\"\u201c\u201d]")
@@ -45,7 +53,10 @@ class OCR:
         return ""
 
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:
-        return value
+        return text_value(value)
+
+    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+        return text_prediction(value)
 
     def score(
         self,

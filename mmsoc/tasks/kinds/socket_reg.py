@@ -13,7 +13,7 @@ import numpy as np
 
 from mmsoc.core.records import Example
 from mmsoc.models.base import Request
-from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskScores, check_lengths
+from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskScores, check_lengths, text_prediction
 from mmsoc.tasks.spec import TaskSpec
 
 RANGE = re.compile(r"from ([0-9.]+) to ([0-9.]+)")
@@ -52,6 +52,10 @@ class SocketRegression:
         from mmsoc.tasks.socket.data import regression_label
 
         return regression_label(value)
+
+    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+        """The answer text the score is read from (None: missing); a number or other value is refused."""
+        return text_prediction(value)
 
     def score(
         self,

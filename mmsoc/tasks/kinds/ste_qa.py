@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mmsoc.tasks.kinds._ste import SteKind
-from mmsoc.tasks.kinds.base import INVALID, Parsed
+from mmsoc.tasks.kinds.base import INVALID, Parsed, text_prediction, text_value
 from mmsoc.tasks.spec import TaskSpec
 
 
@@ -24,7 +24,10 @@ class FreeText(SteKind):
         return str(label)
 
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:
-        return str(value)
+        return text_value(value)
+
+    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+        return text_prediction(value)
 
     def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
         from mmsoc.metrics.inputs import TextInput

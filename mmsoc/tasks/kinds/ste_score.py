@@ -1,5 +1,7 @@
 """SuperTweetEval regression (intimacy, similarity): a number, scored by Spearman's rho, negative values
-capped to 0 (the paper) and uncapped (the official script); an unread answer counts as 0 (the script's rule)."""
+capped to 0 (the paper) and uncapped (the official script); an unread answer counts as 0 (the script's rule,
+counted as ``unread_predictions``). NaN and infinities are refused as references and as predictions: the
+script would pass them to ``spearmanr``, whose rho is then NaN for the whole task."""
 
 from __future__ import annotations
 
@@ -9,12 +11,13 @@ from typing import Any
 import numpy as np
 
 from mmsoc.tasks.kinds._ste import SteKind
-from mmsoc.tasks.kinds.base import INVALID, Parsed
+from mmsoc.tasks.kinds.base import INVALID, Parsed, finite_number
 from mmsoc.tasks.spec import TaskSpec
 
 
 class Score(SteKind):
     name = "ste_score"
+    unread_rule = "scored as 0, as the official script scores a line that float() cannot read"
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         from mmsoc.tasks.supertweeteval.answers import lenient_number, official_number
@@ -29,7 +32,16 @@ class Score(SteKind):
         return str(int(rng.integers(0, 6)))
 
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:
-        return float(value)
+        return finite_number(value)
+
+    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+        """A number, or text read as the script reads it (unreadable text counts as 0, the script's rule);
+        NaN and infinities, as numbers or as text (``nan``, ``inf``), are refused: they have no rank."""
+        from mmsoc.tasks.supertweeteval.answers import non_finite_number
+
+        if value is None or (isinstance(value, str) and not non_finite_number(value)):
+            return value
+        return finite_number(value)
 
     def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
         from mmsoc.metrics.suite_inputs import NumberInput
@@ -37,7 +49,7 @@ class Score(SteKind):
 
         def number(value: Any) -> float:
             found = official_number(value) if isinstance(value, str) else value
-            return 0.0 if found is None else float(found)
+            return 0.0 if found is None else finite_number(found)
 
         return NumberInput(np.array(references, dtype=np.float64), np.array([number(p) for p in predictions]))
 

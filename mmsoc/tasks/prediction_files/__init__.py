@@ -33,12 +33,16 @@ class RowError(Exception):
 
 @dataclass
 class PredictionFile:
-    """The scorable rows of a predictions file and the rows skipped, each with file, line and field."""
+    """The scorable rows of a predictions file, the rows skipped (each with file, line and field) and notes.
+
+    Ids are the strings the file writes (a JSON number id as Python writes the number: ``1``, ``1.0``)."""
 
     ids: list[str] = field(default_factory=list)
     predictions: list[object] = field(default_factory=list)
     references: list[object] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the reader noticed but scored as written (ids that differ only in spelling)."""
 
 
 @dataclass(frozen=True)

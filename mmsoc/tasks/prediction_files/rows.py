@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from decimal import Decimal
 from pathlib import Path
 
 from mmsoc.core.io import InputError, read_jsonl, read_text
@@ -38,6 +39,7 @@ def read_rows_file(path: str | Path, task_id: str) -> PredictionFile:
         out.ids.append(item_id)
         out.predictions.append(prediction)
         out.references.append(reference)
+    out.notes.extend(spelling_notes(out.ids))
     if not out.ids:
         raise InputError(
             path,
@@ -77,17 +79,45 @@ def _rows(path: Path):
 
 
 def _check(row: dict, spec) -> tuple[str, object, object]:
-    """(id, prediction or None, reference) of one row, or RowError naming the bad field."""
+    """(id, prediction or None, reference) of one row, or RowError naming the bad field: the kind refuses
+    values it cannot score (a number where text is expected, NaN); JSON NaN and infinities never get here
+    (``read_jsonl`` refuses the line)."""
     for name in ("id", "reference"):
         if row.get(name) in (None, "") or row.get(name) == []:
             raise RowError("missing or empty", field=name)
     if "prediction" not in row:
         raise RowError("missing", field="prediction")
+    if isinstance(row["id"], (dict, list, bool)):
+        raise RowError(f"expected a string or a number, got {row['id']!r:.60}", field="id")
+    kind = kind_of(spec)
+    check_prediction = getattr(kind, "check_prediction", None)
+    for name, check in (("reference", kind.check_reference), ("prediction", check_prediction)):
+        try:
+            row[name] = row[name] if check is None else check(spec, row[name])
+        except ValueError as err:
+            raise RowError(str(err), field=name) from None
+    return str(row["id"]), row["prediction"], row["reference"]
+
+
+def spelling_notes(ids: list[str]) -> list[str]:
+    """A note for each group of ids that differ only in spelling (``1``, ``1.0``, `` 1``): they are kept
+    as the different ids the file writes, but may have been meant as one."""
+    groups: dict[str, list[str]] = {}
+    for item_id in ids:
+        groups.setdefault(_spelled(item_id), []).append(item_id)
+    return [
+        f"ids {', '.join(repr(i) for i in group)} differ only in spelling; scored as {len(group)} different items"
+        for group in groups.values()
+        if len(group) > 1
+    ]
+
+
+def _spelled(item_id: str) -> str:
+    """What an id reads as apart from its spelling: the number it writes, else its stripped, case-folded text."""
     try:
-        reference = kind_of(spec).check_reference(spec, row["reference"])
-    except ValueError as err:
-        raise RowError(str(err), field="reference") from None
-    return str(row["id"]), row["prediction"], reference
+        return repr(Decimal(item_id.strip()).normalize())
+    except ArithmeticError:
+        return item_id.strip().casefold()
 
 
 def read(request: ScoreRequest) -> dict[str, PredictionFile]:

@@ -6,8 +6,10 @@ tasks (``tweet-qa.txt``, ``tweet_qa.txt``, ``flan-t5-base-tweet-qa.txt``...). Th
 test split in ``--data`` (the hub layout, or ``sample``). Lines are the file split at ``\\n``; one empty
 last line (a final newline) is dropped; any other count than the number of test items is refused (the
 scripts would silently cut or misalign). Lines are read as the scripts read them (``--parser lenient``:
-leniently), and metrics.json holds, per task, the paper's metric and the script's where they differ;
-averages.json the unified mean and the paper's clusters.
+leniently), except that a line the task cannot score (a regression line ``nan`` or ``inf``, which the
+scripts hand to ``spearmanr`` and so make the whole task NaN) is left out and recorded. metrics.json
+holds, per task, the paper's metric and the script's where they differ; averages.json the unified mean
+and the paper's clusters.
 """
 
 from __future__ import annotations
@@ -85,14 +87,31 @@ def read(request: ScoreRequest) -> dict[str, PredictionFile]:
                 f"{len(lines)} lines for {len(examples)} test items of {_names()[task]} in "
                 f"{request.data} (one prediction per line, line i for item i)",
             )
-        official = request.parser == "official"
-        parsed = [parse_response(task, line, "strict" if official else "lenient") for line in lines]
-        out[task] = PredictionFile(
-            [e.id for e in examples],
-            [p.label if official or p.ok else None for p in parsed],
-            [e.label for e in examples],
-        )
+        rows = out[task] = PredictionFile()
+        mode = "strict" if request.parser == "official" else "lenient"
+        for number, (example, line) in enumerate(zip(examples, lines), start=1):
+            try:
+                _check_line(task, line)
+            except ValueError as err:
+                rows.skipped.append(str(InputError(file, f"{err}; the item is left out", line=number)))
+                continue
+            parsed = parse_response(task, line, mode)
+            rows.ids.append(example.id)
+            rows.predictions.append(parsed.label if mode == "strict" or parsed.ok else None)
+            rows.references.append(example.label)
+        if not rows.ids:
+            raise InputError(file, f"no scorable line ({len(rows.skipped)} left out; first: {rows.skipped[0]})")
     return out
+
+
+def _check_line(task: str, line: str) -> None:
+    """ValueError for a line the task's kind refuses to score (a regression line ``nan`` or ``inf``)."""
+    from mmsoc.tasks.registry import get_task, kind_of
+
+    spec = get_task(task)
+    check = getattr(kind_of(spec), "check_prediction", None)
+    if check is not None:
+        check(spec, line)
 
 
 def view(task_id: str, metrics: dict[str, Any], request: ScoreRequest) -> dict[str, Any]:

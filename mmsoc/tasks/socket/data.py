@@ -8,7 +8,8 @@ the classes, one per line. ``--split dev`` (or ``val``/``validation``) reads ``v
 * the text is the line stripped (``SOCKET.py``); a pair task's text is ``text_a[SEP]text_b`` and its two
   sides are kept as split, spaces included (``predict.py``);
 * a classification label is a class name or its number, as ``datasets.ClassLabel`` reads it;
-* a regression label is a number (an item without one is left out and recorded);
+* a regression label is a finite number (an item without one, ``nan``, is left out and recorded; an
+  infinity is refused);
 * a span label is a Python literal, ``{'toxic': ['span', ...]}`` (a list of such dicts and a plain list
   of strings are read too), parsed with ``ast.literal_eval``, never evaluated.
 
@@ -132,6 +133,8 @@ def regression_label(value: object) -> float:
         raise ValueError(f"expected a number, got {str(value).strip()!r}") from None
     if math.isnan(number):
         raise SkipLine("no label (NaN)")
+    if math.isinf(number):
+        raise ValueError(f"expected a finite number, got {str(value).strip()!r}")
     return number
 
 

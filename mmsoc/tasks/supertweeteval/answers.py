@@ -6,7 +6,7 @@ The scripts (``eval_scripts/<task>.py``) read one prediction per line, written "
 * several labels (topic, emotion): ``line.split(',')``, exact names kept, others ignored;
 * emoji: ``line.split(',')[:5]``, exact strings;
 * NER: ``entity: type`` pairs split at ``,`` then ``:`` (pairs that do not split in two are ignored);
-* numbers (intimacy, similarity): ``float(line)``, else 0;
+* numbers (intimacy, similarity): ``float(line)``, else 0 (here NaN and infinities are refused, not scored);
 * text (QA, QG): the line as it is.
 
 The paper gives no rule for reading free generations; the lenient readers here (used to score ``mmsoc
@@ -17,6 +17,7 @@ Each reader returns the value the scorer uses and whether the answer is well for
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -126,15 +127,27 @@ def _find(tokens: list[str], words: list[str], whole: bool) -> int | None:
 
 
 def official_number(raw: str) -> float | None:
+    """``float(line)`` as the script reads it; None where it fails, and for NaN and infinities (``nan``,
+    ``inf``: Python reads them, but they are no score; a prediction file's such lines are refused first)."""
     try:
-        return float(raw)
+        number = float(raw)
     except ValueError:
         return None
+    return number if math.isfinite(number) else None
+
+
+def non_finite_number(raw: str) -> bool:
+    """Whether ``float(raw)`` reads a NaN or an infinity (``nan``, ``-inf``, ``Infinity``, ``1e999``)."""
+    try:
+        return not math.isfinite(float(raw))
+    except ValueError:
+        return False
 
 
 def lenient_number(raw: str) -> float | None:
     found = NUMBER.search(raw)
-    return float(found.group()) if found else None
+    number = float(found.group()) if found else math.inf
+    return number if math.isfinite(number) else None
 
 
 def lenient_text(raw: str) -> str:

@@ -8,7 +8,8 @@ line with the task's fields (see data_cards/supertweeteval.md). Gold values beco
   ``tweet_emoji`` needs its ``map.txt``: its 100 emoji are not in the table (they could not be checked);
 * ``gold_label_list`` (topic, emotion): the names of the 1s of the indicator vector (``map.txt`` likewise);
 * ``gold_label_binary`` (NERD, TempoWiC): ``no`` / ``yes``;
-* ``gold_score`` (intimacy, similarity): the number; ``gold_label_str`` (QA, QG): the text;
+* ``gold_score`` (intimacy, similarity): the number (NaN and infinities refused); ``gold_label_str`` (QA, QG):
+  the text (a number or other non-text refused, as are non-text values of the text fields);
 * ``gold_label_sequence`` + ``text_tokenized`` (NER): ``{"tokens": [...], "tags": [...]}``.
 
 Item ids are the 0-based line numbers among the objects, so a file of one prediction per line lines up.
@@ -24,6 +25,7 @@ from mmsoc.core.records import Example
 from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, LoadOptions
 from mmsoc.tasks.data.result import LoadResult
 from mmsoc.tasks.data.rows import existing_file
+from mmsoc.tasks.kinds.base import finite_number, text_value
 from mmsoc.tasks.registry import short_name
 from mmsoc.tasks.spec import TaskSpec
 from mmsoc.tasks.supertweeteval.sample import write_sample
@@ -71,9 +73,14 @@ def load(
     for index, (line, row) in enumerate(read_jsonl(path)):
         if limit is not None and len(result.examples) >= limit:
             break
-        fields = {name: str(row[name]) for name in INPUT_FIELDS if row.get(name) is not None}
+        fields = {name: row[name] for name in INPUT_FIELDS if row.get(name) is not None}
         if "text" not in fields and "text_1" not in fields:
             raise InputError(path, "missing", line=line, field="text")
+        for name, value in fields.items():
+            if not isinstance(value, str):
+                raise InputError(
+                    path, f"expected text, got {type(value).__name__} {value!r:.60}", line=line, field=name
+                )
         try:
             label = gold(spec, row, names)
         except (KeyError, IndexError, TypeError, ValueError) as err:
@@ -111,14 +118,14 @@ def gold(spec: TaskSpec, row: dict[str, Any], names: tuple[str, ...]) -> Any:
     if spec.kind == "ste_yes_no":
         return YES_NO[_index(value)]
     if spec.kind == "ste_score":
-        return float(value)
+        return finite_number(value)
     if spec.kind == "ste_ner":
         tokens = [str(token) for token in row["text_tokenized"]]
         tags = [NER_TAGS[_index(tag)] for tag in value]
         if len(tags) != len(tokens):
             raise ValueError(f"{len(tags)} tags for {len(tokens)} tokens")
         return {"tokens": tokens, "tags": tags}
-    return str(value)
+    return text_value(value)
 
 
 def _index(value: Any) -> int:

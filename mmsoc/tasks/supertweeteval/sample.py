@@ -37,7 +37,10 @@ def write_sample(root: Path, context: SampleContext) -> None:
         folder = root / short_name(task_id)
         for split in SPLITS:
             rows = [_row(rng, spec.kind, spec.labels, n) for n in range(N_ITEMS)]
-            write_text(folder / f"{split}.jsonl", "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+            write_text(
+                folder / f"{split}.jsonl",
+                "".join(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n" for row in rows),
+            )
         if spec.kind == "ste_emoji":
             write_text(folder / "map.txt", "\n".join(f"{i},{e}" for i, e in enumerate(EMOJI)))
 
