@@ -83,7 +83,7 @@ DESIQ_CONDITIONS = (("original", 0.62), ("NCAQ", 0.41), ("RIWI", 0.30), ("RAWA",
 
 
 def write_desiq_run(path: Path, model: str, shift: float = 0.0, position=((52, 31, 22, 15), (30, 30, 30, 30))) -> Path:
-    """A desiq-eval run folder as issue 10's contract has it: metrics.json (the report reads nothing else)."""
+    """A desiq-eval run folder as its contract has it: metrics.json (the report reads nothing else)."""
     path.mkdir(parents=True)
     results = []
     for condition, a4 in DESIQ_CONDITIONS:

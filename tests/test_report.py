@@ -50,7 +50,7 @@ def runs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def others(tmp_path_factory):
-    """A desiq-eval run (from issue 10's metrics.json contract) and an arena ratings folder."""
+    """A desiq-eval run (metrics.json as its contract has it) and an arena ratings folder."""
     root = tmp_path_factory.mktemp("others")
     return write_desiq_run(root / "desiq", "model-a"), write_ratings(root / "arena")
 

@@ -1,5 +1,5 @@
-"""An attacker's files: a pickle planted in a checkpoint folder (issue item 1) and hostile text in a report
-(item 3). The planted pickle would create a file when unpickled; the test asserts the file never appears.
+"""An attacker's files: a pickle planted in a checkpoint folder and hostile text in a report.
+The planted pickle would create a file when unpickled; the test asserts the file never appears.
 
 Also in-process: tests/test_finetune_resume.py (resume refuses pickles) and tests/test_training.py
 (pickles found by name and by content without being loaded).
