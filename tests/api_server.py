@@ -21,6 +21,7 @@ import urllib.request
 from collections.abc import Callable, Set
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TypeVar
 
 SERVING_MODULES = ("fastapi", "uvicorn", "openai")
 SERVING_MISSING = [name for name in SERVING_MODULES if importlib.util.find_spec(name) is None]
@@ -105,7 +106,29 @@ class ServeProcess:
         self.process = None
 
 
-class FailingProxy:
+_Server = TypeVar("_Server", bound="LocalServer")
+
+
+class LocalServer:
+    """An HTTP server on a free local port, served from a thread while the ``with`` block runs."""
+
+    server: ThreadingHTTPServer
+    thread: threading.Thread
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self: _Server) -> _Server:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class FailingProxy(LocalServer):
     """Forwards every call to ``upstream``; a chat call whose ``seed`` is in ``fail_once`` gets one 500 answer
     first, one in ``fail_always`` only 500s. Records each chat call's seed and Authorization header, and in
     ``events`` when it arrived and when its answer was ready, in order: ``(kind, seed, time)``, kind ``arrive`` or
@@ -181,20 +204,8 @@ class FailingProxy:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def __enter__(self) -> FailingProxy:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-class BadServer:
+class BadServer(LocalServer):
     """A real HTTP server that lists one model (``/v1/models``) and answers its first ``answered`` chat calls with
     the reply ``yes``; then, per chat call, ``mode``: ``answer`` (``yes`` again), ``hang`` (reads the call and
     sends nothing until closed), ``trickle`` (the headers of a ``yes`` answer, then one byte of it every 0.1 s)
@@ -251,15 +262,6 @@ class BadServer:
             {"id": "c", "object": "chat.completion", "created": 0, "model": self.model, "choices": [choice]}
         ).encode()
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self) -> BadServer:
-        self.thread.start()
-        return self
-
     def __exit__(self, *exc) -> None:
         self.closing.set()
-        self.server.shutdown()
-        self.server.server_close()
+        super().__exit__(*exc)
