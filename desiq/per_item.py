@@ -155,6 +155,8 @@ def refine(
     probe's pick), so a probe retrained on them alone learns to avoid those picks (on Social-IQ 2.0
     training questions it scores about 1 / (K - 1)); each step removes what it learns until it is at
     chance (or below: no pick left to avoid)."""
+    from scipy.special import softmax
+
     left = [k for k, row in enumerate(rows) if not row["blind_solvable"]]
     checks: dict[str, Any] = {}
     for step in range(1, MAX_STEPS + 1):
@@ -169,7 +171,7 @@ def refine(
             if checks[inputs]["verdict"] != ABOVE:
                 continue
             for k, s, item, right in zip(left, scores, subset, correct):
-                p = float(softmax(s)[item.answer_idx])
+                p = float(softmax(np.asarray(s, dtype=float))[item.answer_idx])
                 if right and p > sure.get(k, (-1.0, ""))[0]:
                     sure[k] = (p, f"{probe}:{inputs} on the unsolved")
         if all(check["verdict"] != ABOVE for check in checks.values()):
@@ -179,11 +181,6 @@ def refine(
             rows[k].update(retrained_step=step, solved_by=[sure[k][1]], blind_solvable=True)
         left = [k for k in left if k not in set(flagged)]
     return {"steps": MAX_STEPS, "checks": checks}
-
-
-def softmax(scores: np.ndarray) -> np.ndarray:
-    z = np.exp(np.asarray(scores, dtype=float) - np.max(scores))
-    return z / z.sum()
 
 
 def per_item_rows(
