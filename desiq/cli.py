@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from desiq.commands import fusion, llm, probe, social_iq, subset
+from desiq.commands import fusion, listing, llm, probe, social_iq, subset
+from mmsoc.commands import report
 from mmsoc.core.cli import make_app, run_cli
 
 app = make_app(
@@ -10,7 +11,7 @@ app = make_app(
     "Probe video MCQA datasets (Social-IQ) for answer-only bias, build the debiased "
     "DeSIQ splits, train the T5-fusion model, and evaluate or fine-tune multimodal LLMs "
     "under every DeSIQ condition.",
-    [social_iq.app, probe.app, subset.app, fusion.app, llm.app],
+    [social_iq.app, probe.app, subset.app, fusion.app, llm.app, report.app, listing.app],
 )
 
 

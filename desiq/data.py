@@ -2,9 +2,14 @@
 
 ``--data`` is either a Social-IQ folder (``qa/qa_{split}.json``, picked by ``--split``, with media
 found by ``vid_name``: ``video/``, ``audio/wav/``, ``transcript/``, ``frames/``) or a single QA file
-(any format of ``desiq.formats``); with a single file only input settings without media are allowed,
-except what a generic file carries: its context column (shown as the transcript) and its media column
-(files under ``--media-root``, default the file's folder).
+(any format of ``desiq.formats``, detected by content or named by ``--format``); with a single file only
+input settings without media are allowed, except what a generic file carries: its context column (shown
+as the transcript) and its media column (files under ``--media-root``, default the file's folder).
+
+``--data sample`` is the embedded sample (``desiq.sample``: train and val questions with their videos,
+audio and transcripts), written once into the cache and read as a Social-IQ folder; without ``--split``
+(and without a command's own default) it reads ``val``, the sample's evaluation split. A file or folder
+named ``sample`` in the working folder is read as itself.
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ from mmsoc.core.io import InputError, UsageError
 from mmsoc.core.paths import OutsideRoot, inside
 
 DATA_HELP = (
-    "Social-IQ folder (qa/qa_SPLIT.json picked by --split; media by vid_name) or a single QA file "
+    "Social-IQ folder (qa/qa_SPLIT.json picked by --split; media by vid_name), a single QA file "
     "(Social-IQ JSON Lines, or any MCQA file: JSON Lines, JSON, CSV, TSV, Parquet, read through --fields or "
     "--schema when its columns are not a common shape; then only inputs without media, or those of its "
-    "context and media columns)."
+    "context and media columns), or 'sample': the embedded sample with media (default split val)."
 )
+SAMPLE = "sample"
+SAMPLE_SPLIT = "val"
 
 CANDIDATES = {
     "transcript": ("transcript/{vid}.vtt", "transcript/{vid}.srt"),
@@ -45,10 +52,12 @@ class QAData:
     split: str | None
     mapping: Mapping | None = None
     """The field mapping of a generic MCQA file (None: its format or shape is recognised)."""
+    format: str = "auto"
+    """The format the file is read in (``--format``; ``auto``: the one it looks like)."""
 
     def reading(self) -> MCQAReading:
         """The questions with what was read (format, mapping, decisions, skipped rows), for data cards."""
-        return read_source(self.qa, self.mapping, self.media_root)
+        return read_source(self.qa, self.mapping, self.media_root, self.format)
 
     def items(self) -> list[MCQAItem]:
         return self.reading().items
@@ -77,9 +86,12 @@ def qa_data(
     default_split: str | None = None,
     mapping: Mapping | None = None,
     media_root: Path | None = None,
+    format: str = "auto",
 ) -> QAData:
     """Resolve ``--data`` (and ``--split``) by the convention above; ``mapping`` and ``media_root`` (the
-    folder of its media column) apply to a single generic MCQA file."""
+    folder of its media column) apply to a single generic MCQA file, ``format`` to the file read."""
+    if is_sample(data):
+        return qa_data(resolve_data(data), split, default_split or SAMPLE_SPLIT, format=format)
     if data.is_dir():
         split = split or default_split
         if split is None:
@@ -89,12 +101,27 @@ def qa_data(
         qa = data / "qa" / f"qa_{split}.json"
         if not qa.is_file():
             raise InputError(qa, f"file not found (--data is a Social-IQ folder, so --split {split} reads it)")
-        return QAData(qa, data, split)
+        return QAData(qa, data, split, format=format)
     if data.is_file():
         if split is not None:
             raise UsageError(f"--split picks a file of a Social-IQ folder, but --data {data} is a single QA file")
-        return QAData(data, media_root, None, mapping)
-    raise InputError(data, "not found (--data is a Social-IQ folder or a single QA file)")
+        return QAData(data, media_root, None, mapping, format)
+    raise InputError(data, "not found (--data is a Social-IQ folder, a single QA file or 'sample')")
+
+
+def is_sample(data: Path) -> bool:
+    """Whether ``--data`` names the embedded sample (``sample``, where no such file or folder exists)."""
+    return str(data) == SAMPLE and not data.exists()
+
+
+def resolve_data(data: Path) -> Path:
+    """``--data`` as a path on disk: the embedded sample's folder in the cache (written now if needed)
+    for ``sample``, else ``data`` itself (for commands that look at the folder before ``qa_data``)."""
+    if not is_sample(data):
+        return data
+    from desiq.sample import ensure_sample
+
+    return ensure_sample()
 
 
 def hold_out_videos(items: Sequence[MCQAItem], fraction: float, seed: int) -> tuple[list[MCQAItem], list[MCQAItem]]:

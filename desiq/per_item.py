@@ -32,6 +32,7 @@ from desiq.probes import ProbeBackend
 from desiq.probes.heuristics import HEURISTICS
 from desiq.records import MCQAItem
 from mmsoc.core.io import write_json, write_jsonl, write_text
+from mmsoc.core.progress import steps
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
 from mmsoc.metrics.verdict import ABOVE, interval_verdict
 
@@ -63,17 +64,23 @@ def cross_fit(
     seed: int = 0,
     folds: int = FOLDS,
     extra_train: Sequence[MCQAItem] = (),
+    progress: str | None = None,
 ) -> list[np.ndarray]:
     """Option scores of every item from a probe fitted without its video: on the other folds of ``items``
-    and the questions of ``extra_train`` about other videos."""
+    and the questions of ``extra_train`` about other videos. ``progress``: the description of a step per
+    fold on stderr (None: none shown)."""
     scores: list[np.ndarray] = [np.empty(0)] * len(items)
-    for held in fold_indices(items, folds):
-        videos = {items[i].video for i in held}
-        held_set = set(held.tolist())
-        rest = [x for k, x in enumerate(items) if k not in held_set]
-        backend.fit([x for x in extra_train if x.video not in videos] + rest, inputs, seed)
-        for i, s in zip(held, backend.score([items[i] for i in held])):
-            scores[i] = s
+    held_out = fold_indices(items, folds)
+    with steps(progress or "", total=len(held_out), enabled=progress is not None) as bar:
+        for fold, held in enumerate(held_out, 1):
+            bar.describe(f"{progress}: fold {fold}/{len(held_out)}")
+            videos = {items[i].video for i in held}
+            held_set = set(held.tolist())
+            rest = [x for k, x in enumerate(items) if k not in held_set]
+            backend.fit([x for x in extra_train if x.video not in videos] + rest, inputs, seed)
+            for i, s in zip(held, backend.score([items[i] for i in held])):
+                scores[i] = s
+            bar.advance()
     return scores
 
 
@@ -146,6 +153,7 @@ def refine(
     probe: str,
     seed: int = 0,
     folds: int = FOLDS,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Retrain the blind probes on the questions no one answers, cross-fitted by video; while one of them
     is above chance, flag the ``STEP`` share that those above chance answer most surely (highest softmax of
@@ -165,7 +173,8 @@ def refine(
             return {"steps": step - 1, "checks": checks}
         sure: dict[int, tuple[float, str]] = {}
         for inputs in BLIND_INPUTS:
-            scores = cross_fit(backend, subset, inputs, seed, folds)
+            label = f"per-item {probe}:{inputs} on the {len(subset)} unsolved, step {step}" if progress else None
+            scores = cross_fit(backend, subset, inputs, seed, folds, progress=label)
             correct = hits(scores, subset)
             checks[inputs] = accuracy_entry(correct, subset, inputs, seed)
             if checks[inputs]["verdict"] != ABOVE:
@@ -190,21 +199,24 @@ def per_item_rows(
     train: Sequence[MCQAItem] = (),
     seed: int = 0,
     folds: int = FOLDS,
+    progress: bool = False,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The rows of ``per_item.jsonl`` (one per labelled item) and what the retrained probes found on the
-    questions left (``refine``; nothing without ``backend``: the shortcuts only)."""
+    questions left (``refine``; nothing without ``backend``: the shortcuts only); ``progress``: each fold
+    of each cross-fitting as a step on stderr."""
     unlabelled = [item.id for item in items if not item.labelled]
     if unlabelled:
         raise ValueError(f"per-item flags need labelled questions; {len(unlabelled)} have none ({unlabelled[0]})")
     if backend is None:
         return first_rows(items, {}), {}
     name = probe or backend.name
-    picks = {
-        f"{name}:{inputs}": [int(np.argmax(s)) for s in cross_fit(backend, items, inputs, seed, folds, train)]
-        for inputs in BLIND_INPUTS
-    }
+    picks = {}
+    for inputs in BLIND_INPUTS:
+        label = f"per-item {name}:{inputs}" if progress else None
+        scores = cross_fit(backend, items, inputs, seed, folds, train, label)
+        picks[f"{name}:{inputs}"] = [int(np.argmax(s)) for s in scores]
     rows = first_rows(items, picks)
-    return rows, refine(rows, items, backend, name, seed, folds)
+    return rows, refine(rows, items, backend, name, seed, folds, progress)
 
 
 def summary(rows: Sequence[dict[str, Any]], retrained: dict[str, Any], folds: int = FOLDS) -> dict[str, Any]:
@@ -286,11 +298,13 @@ def per_item_outputs(
     probe: str,
     train: Sequence[MCQAItem] = (),
     seed: int = 0,
+    progress: bool = True,
 ) -> dict[str, Any]:
-    """``desiq probe --per-item``: compute the rows, write them and the summary, print the summary."""
+    """``desiq probe --per-item``: compute the rows, write them and the summary, print the summary
+    (``progress``: the cross-fitting folds as steps on stderr)."""
     import typer
 
-    rows, retrained = per_item_rows(items, backend, probe, train, seed)
+    rows, retrained = per_item_rows(items, backend, probe, train, seed, progress=progress)
     info = write_per_item(rows, retrained, out_dir)
     typer.echo(summary_markdown(info))
     typer.echo(f"wrote {out_dir / PER_ITEM}", err=True)

@@ -5,7 +5,8 @@ item (another question) has q', a', i'. Each record says what is replaced, from 
 marker written into ``idx_types`` for a replaced option, and what a sound dataset gives under it.
 These records are all the rest of ``desiq`` knows of a perturbation: the engine
 (``desiq.perturb``), the command-line choices, the option kinds a reader accepts and the rows of
-the probe table all come from them. To add a perturbation, add one record to ``PERTURBATIONS``.
+the probe table all come from them. To add a perturbation, add one record to ``PERTURBATIONS`` (or
+declare ``PERTURBATION`` in a plugin module).
 """
 
 from __future__ import annotations
@@ -152,7 +153,16 @@ PERTURBATIONS: Registry[Perturbation] = Registry(
         )
     },
 )
-"""The paper's perturbations (section 2), in the order of its table."""
+"""The paper's perturbations (section 2), in the order of its table; then those of plugin modules."""
+
+
+def _collect(module: object) -> list[tuple[str, Perturbation]]:
+    """A plugin module's ``PERTURBATION`` and ``PERTURBATIONS`` records."""
+    records = [getattr(module, "PERTURBATION", None), *getattr(module, "PERTURBATIONS", ())]
+    return [(p.name, p) for p in records if isinstance(p, Perturbation)]
+
+
+PERTURBATIONS.plugins(_collect)
 
 PAPER_DESIQ = "paper, after debiasing: a+t 22.66%, a+v 26.46% A4 on DeSIQ_d-2.0"
 SPLITS: Registry[Perturbation] = Registry(

@@ -28,8 +28,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
-from rich.console import Console
-from rich.progress import Progress
 
 from desiq.inputs import InputSetting
 from desiq.perturb import perturb
@@ -37,6 +35,7 @@ from desiq.perturbations import PERTURBATIONS, SPLITS, Perturbation
 from desiq.probes import ProbeBackend
 from desiq.records import PAIRS, MCQAItem, configs, in_config, option_count
 from desiq.splits import build_split
+from mmsoc.core.progress import steps
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
 from mmsoc.metrics.verdict import CHANCE_WORDS, MIN_CLUSTERS, SAME, enough, interval_verdict
 
@@ -190,10 +189,6 @@ def evaluate(
     return score_cell(backend, base, config, seed, perturbation.name if perturbation else ORIGINAL, data, inputs)
 
 
-def _progress() -> Progress:
-    return Progress(console=Console(stderr=True), transient=True)
-
-
 def run_probe(
     backend: ProbeBackend,
     train: Sequence[MCQAItem],
@@ -202,11 +197,13 @@ def run_probe(
     seed: int = 0,
     names: tuple[str, str] = ("train", "eval"),
     probe_name: str = "",
+    progress: bool = True,
 ) -> ProbeReport:
     """Fill the perturbation table on ``eval_items`` (see the module docstring for which probe fills which row).
 
     ``backend`` is refitted from scratch for each probe; it is left trained on the AK questions with
-    ``inputs`` (the probe of the ``original`` AK row, e.g. for the t-SNE figure).
+    ``inputs`` (the probe of the ``original`` AK row, e.g. for the t-SNE figure). ``progress``: a step per
+    fit and per scored cell on stderr (``mmsoc.core.progress``).
     """
     inputs = InputSetting.parse(inputs).name
     options = [p for p in scored_perturbations(inputs) if not p.retrains]
@@ -217,20 +214,25 @@ def run_probe(
     )
     rows: dict[tuple[str, str], ProbeRow] = {}
     fits = [(config, OPTIONS_ONLY) for config in cells if ncaq] + [(config, inputs) for config in reversed(cells)]
-    with _progress() as progress:
-        task = progress.add_task(f"{report.probe}", total=len(fits))
+    label = f"probe {report.probe}"
+    total = sum(2 if seen != inputs else 2 + len(options) for _, seen in fits)
+    with steps(label, total=total, enabled=progress) as bar:
         for config, seen in fits:
-            progress.update(task, description=f"training and scoring {report.probe} on {seen} ({config})")
+            bar.describe(f"{label}: {config} fit on {seen}")
             backend.fit(view(train, config), seen, seed)
-            if seen != inputs:
+            bar.advance()
+            if ncaq is not None and seen != inputs:
+                bar.describe(f"{label}: {ncaq.name} {config} score")
                 rows[ncaq.name, config] = score_cell(
                     backend, view(eval_items, config), config, seed, ncaq.name, inputs=seen
                 )
-            else:
-                for cell in [None, *options]:
-                    row = evaluate(backend, eval_items, cell, config, seed, inputs=seen)
-                    rows[row.perturbation, config] = row
-            progress.advance(task)
+                bar.advance()
+                continue
+            for cell in [None, *options]:
+                bar.describe(f"{label}: {cell.name if cell else ORIGINAL} {config} score")
+                row = evaluate(backend, eval_items, cell, config, seed, inputs=seen)
+                rows[row.perturbation, config] = row
+                bar.advance()
     order = [ORIGINAL, *(p.name for p in scored_perturbations(inputs))]
     report.results = [rows[name, config] for config in cells for name in order]
     return report
@@ -253,6 +255,7 @@ def debiased_rows(
     inputs: str,
     seed: int = 0,
     variants: Sequence[str] = DEBIASED,
+    progress: bool = True,
 ) -> list[ProbeRow]:
     """For each DeSIQ split: retrain ``backend`` from scratch on the rebuild of ``train`` (AK, and A2 pairs)
     and score the rebuild of ``eval_items``.
@@ -263,18 +266,19 @@ def debiased_rows(
     """
     inputs = InputSetting.parse(inputs).name
     out = []
-    with _progress() as progress:
-        cells = same_configs(train, eval_items)
-        task = progress.add_task("DeSIQ splits", total=len(variants) * len(cells))
+    cells = same_configs(train, eval_items)
+    label = f"probe {backend.name}: DeSIQ"
+    with steps(label, total=2 * len(variants) * len(cells), enabled=progress) as bar:
         for variant in variants:
             split = SPLITS[variant]
             rebuilt_train = build_split(train, variant, seed).items
             rebuilt_eval = build_split(eval_items, variant, seed + 1).items
             for config in cells:
-                progress.update(task, description=f"training and scoring on {split.name} ({config})")
+                bar.describe(f"{label} {split.name} {config} fit on {inputs}")
                 backend.fit(view(rebuilt_train, config), inputs, seed)
+                bar.advance(description=f"{label} {split.name} {config} score")
                 out.append(
                     evaluate(backend, rebuilt_eval, None, config, seed, data=split.marker or variant, inputs=inputs)
                 )
-                progress.advance(task)
+                bar.advance()
     return out

@@ -163,10 +163,18 @@ def _tsne_points(features: np.ndarray, perplexity: float, seed: int) -> np.ndarr
 
 
 def tsne_figure(
-    backend: ProbeBackend, items: Sequence[MCQAItem], path: Path, seed: int = 0, max_options: int = 2000
+    backend: ProbeBackend,
+    items: Sequence[MCQAItem],
+    path: Path,
+    seed: int = 0,
+    max_options: int = 2000,
+    progress: bool = True,
 ) -> None:
-    """t-SNE of option features, correct vs incorrect options (like Figure 3 of the DeSIQ paper)."""
+    """t-SNE of option features, correct vs incorrect options (like Figure 3 of the DeSIQ paper); ``progress``:
+    the step shown on stderr."""
     import matplotlib
+
+    from mmsoc.core.progress import steps
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -177,7 +185,8 @@ def tsne_figure(
     keep = np.sort(rng.permutation(len(features))[:max_options])
     features, correct = features[keep], correct[keep]
     perplexity = float(min(30, max(2, (len(features) - 1) // 3)))
-    points = _tsne_points(features, perplexity, seed)
+    with steps(f"t-SNE of {len(features)} option features ({backend.name})", enabled=progress):
+        points = _tsne_points(features, perplexity, seed)
     fig, ax = plt.subplots(figsize=(6, 5), dpi=120)
     ax.scatter(*points[~correct].T, s=6, alpha=0.5, c="tab:blue", label="incorrect option")
     ax.scatter(*points[correct].T, s=6, alpha=0.7, c="tab:red", label="correct option")

@@ -10,6 +10,8 @@ is the (nuanced) correct answer of another question.
 
 from __future__ import annotations
 
+import hashlib
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -252,9 +254,9 @@ def write_mp4(path: Path, rgb: np.ndarray, audio: np.ndarray) -> None:
         chunk = 1024
         for start in range(0, len(audio), chunk):
             piece = audio[start : start + chunk][None, :]
-            frame = av.AudioFrame.from_ndarray(piece, format="flt", layout="mono")
-            frame.sample_rate, frame.pts, frame.time_base = SAMPLE_RATE, start, Fraction(1, SAMPLE_RATE)
-            container.mux(astream.encode(frame))
+            sound = av.AudioFrame.from_ndarray(piece, format="flt", layout="mono")
+            sound.sample_rate, sound.pts, sound.time_base = SAMPLE_RATE, start, Fraction(1, SAMPLE_RATE)
+            container.mux(astream.encode(sound))
         container.mux(astream.encode())
 
 
@@ -281,3 +283,25 @@ def write_sample(out_dir: str | Path, media: bool = True, seed: int = SEED) -> P
         write_mp4(tmp, frames(video), audio)
         tmp.replace(out / "video" / f"{video.vid}.mp4")
     return out
+
+
+def ensure_sample() -> Path:
+    """The sample with its media in the cache (``desiq-sample-<fingerprint>`` under ``cache_root()``),
+    written once for this code and these encoders: built beside it and put in place in one rename, so
+    concurrent runs never see half a folder (one that lost the race leaves the other's, identical, in place)."""
+    import av
+    import soundfile
+
+    from mmsoc.core.io import building_folder, swap_in_folder
+    from mmsoc.core.paths import cache_root
+
+    modules = (__name__, write_siq2.__module__, MCQAItem.__module__)
+    sources = b"".join(Path(str(sys.modules[name].__file__)).read_bytes() for name in modules)
+    versions = f"{av.__version__} {soundfile.__version__} {np.__version__}".encode()
+    path = cache_root() / f"desiq-sample-{hashlib.sha256(sources + versions).hexdigest()[:12]}"
+    if not path.is_dir():
+        with building_folder(path) as build:
+            write_sample(build)
+            if not path.is_dir():
+                swap_in_folder(build, path)
+    return path

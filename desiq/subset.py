@@ -103,7 +103,7 @@ def card_markdown(subset: Subset, out: Path, command: str) -> str:
         + " (`desiq probe --per-item`). Questions keep their order, fields and options.",
         f"**How it was made.** `{command}`.",
         f"**Format.** `{subset.format}`, "
-        + ("as the source." if read_as == subset.format else f"the source's `{read_as}` being read-only."),
+        + ("as the source." if read_as == subset.format else f"the source's is `{read_as}`."),
         "",
         "## Sizes",
         f"{n} questions read, {n - k} blind-solvable, {k} kept ({100 * k / max(1, n):.1f}%), from {videos} videos.",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from mmsoc.commands import arena, data, finetune, misc, report, score, tasks
+from mmsoc.commands import arena, data, finetune, listing, misc, report, score, tasks
 from mmsoc.commands import eval as eval_command
 from mmsoc.core.cli import make_app, run_cli
 
 app = make_app(
     "mmsoc",
     "Evaluate multimodal language models on the ten MM-Soc social-media tasks.",
-    [tasks.app, data.app, eval_command.app, score.app, report.app, finetune.app, arena.app, misc.app],
+    [tasks.app, data.app, eval_command.app, score.app, report.app, finetune.app, arena.app, misc.app, listing.app],
 )
 
 

@@ -141,7 +141,7 @@ def test_flags_made_from_another_file_are_refused_in_one_line(flow):
 
 def test_table_shows_a_run_on_the_full_set_and_on_the_subset(flow):
     run = flow.dir / "run"
-    desiq("eval", "--model", "random", "--data", flow.val, "--inputs", "q+a", "--conditions", "original", "--out", run)
+    desiq("eval", "--model", "random", "--data", flow.val, "--inputs", "q+a", "--condition", "original", "--out", run)
     kept = {r["id"] for r in lines_of(flow.per_item) if not r["blind_solvable"]}
     a4 = [r for r in lines_of(run / "predictions.jsonl") if r["config"] == "A4"]
     full = 100 * np.mean([r["chosen"] == r["gold"] for r in a4])

@@ -59,7 +59,7 @@ def test_a_default_video_run_stays_inside_the_context_and_counts_what_it_dropped
     out = tmp_path / "run"
     desiq(
         "eval", "--model", llava.model, "--data", llava.sample, "--out", out, "--inputs", "q+a+t+v",
-        "--conditions", "original,NCAQ", "--limit", "2", "--cache-dir", llava.dir / "cache", "--no-progress",
+        "--condition", "original,NCAQ", "--limit", "2", "--cache-dir", llava.dir / "cache", "--no-progress",
     )  # fmt: skip
     rows = rows_of(out)
     video_rows = [r for r in rows if r["condition"] != "NCAQ"]
@@ -89,7 +89,7 @@ def test_prompt_tokens_are_what_the_processor_gives_the_model(llava, tmp_path):
     out = tmp_path / "run"
     desiq(
         "eval", "--model", llava.model, "--data", llava.sample, "--out", out, "--inputs", "q+a+v",
-        "--conditions", "original", "--limit", "1", "--num-frames", "3", "--log-prompts",
+        "--condition", "original", "--limit", "1", "--num-frames", "3", "--log-prompts",
         "--cache-dir", llava.dir / "cache", "--no-progress",
     )  # fmt: skip
     row = rows_of(out)[0]
@@ -107,7 +107,7 @@ def test_fit_error_refuses_each_question_over_the_context_by_name(llava, tmp_pat
     out = tmp_path / "run"
     desiq(
         "eval", "--model", llava.model, "--data", llava.sample, "--out", out, "--inputs", "q+a+v",
-        "--conditions", "original", "--limit", "1", "--fit", "error", "--cache-dir", llava.dir / "cache",
+        "--condition", "original", "--limit", "1", "--fit", "error", "--cache-dir", llava.dir / "cache",
         "--no-progress",
     )  # fmt: skip
     problems = [json.loads(line) for line in (out / "problems.jsonl").open()]
@@ -123,7 +123,7 @@ def test_a_transcript_too_long_for_one_frame_is_cut_to_its_first_cues(llava, tmp
     out = tmp_path / "run"
     desiq(
         "eval", "--model", llava.model, "--data", llava.sample, "--out", out, "--inputs", "q+a+t+v",
-        "--conditions", "original", "--limit", "1", "--max-context", "740", "--log-prompts",
+        "--condition", "original", "--limit", "1", "--max-context", "740", "--log-prompts",
         "--cache-dir", llava.dir / "cache", "--no-progress",
     )  # fmt: skip
     rows = rows_of(out)

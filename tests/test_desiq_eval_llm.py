@@ -199,7 +199,7 @@ def test_frames_are_decoded_once_for_every_condition_and_model(siq, tmp_path, mo
 
 @pytest.mark.parametrize("family", ["llava15", "qwen2_vl"])
 def test_predictions_do_not_change_with_batch_size(siq, tmp_path, family):
-    extra = ("--conditions", "original,NCAQ,circular", "--inputs", "q+a+v")
+    extra = ("--condition", "original,NCAQ,circular", "--inputs", "q+a+v")
     desiq(*eval_args(siq, family, tmp_path / "b1", *extra, "--batch-size", "1"))
     desiq(*eval_args(siq, family, tmp_path / "b9", *extra, "--batch-size", "9"))
     one, nine = rows_of(tmp_path / "b1"), rows_of(tmp_path / "b9")
@@ -212,8 +212,8 @@ def test_predictions_do_not_change_with_batch_size(siq, tmp_path, family):
 
 
 def test_a_different_configuration_is_refused_and_a_qa_file_cannot_show_video(siq, tmp_path):
-    desiq(*eval_args(siq, "llava15", tmp_path / "r", "--conditions", "original", "--inputs", "q+a"))
-    refused = desiq(*eval_args(siq, "llava15", tmp_path / "r", "--conditions", "original", "--inputs", "q+a+v"), code=2)
+    desiq(*eval_args(siq, "llava15", tmp_path / "r", "--condition", "original", "--inputs", "q+a"))
+    refused = desiq(*eval_args(siq, "llava15", tmp_path / "r", "--condition", "original", "--inputs", "q+a+v"), code=2)
     assert "different run" in refused.output and "inputs" in refused.output
     single = desiq(
         "eval",
@@ -246,7 +246,7 @@ def test_missing_and_undecodable_videos_are_asked_without_and_counted(siq, tmp_p
         run,
         "--limit",
         str(LIMIT),
-        "--conditions",
+        "--condition",
         "original",
         "--inputs",
         "q+a+v",
@@ -267,7 +267,7 @@ def test_written_answers_are_parsed_and_the_format_success_rate_reported(siq, tm
             siq,
             "llava15",
             run,
-            "--conditions",
+            "--condition",
             "original,circular",
             "--answer",
             "generate",
@@ -336,7 +336,7 @@ def test_the_unlabelled_test_split_writes_a_submission_and_no_accuracy(siq, tmp_
         "test",
         "--out",
         tmp_path / "r2",
-        "--conditions",
+        "--condition",
         "RIWI",
         code=2,
     )
@@ -360,7 +360,7 @@ def test_one_image_families_get_a_grid_and_score_alike_in_any_batch(siq, tiny_di
             run,
             "--limit",
             str(LIMIT),
-            "--conditions",
+            "--condition",
             "original",
             "--inputs",
             "q+a+v",
@@ -388,7 +388,7 @@ def test_audio_reaches_a_model_that_hears_and_the_transcript_the_others(siq, tmp
         siq.sample,
         "--limit",
         str(LIMIT),
-        "--conditions",
+        "--condition",
         "original",
         "--inputs",
         "q+a+s",
@@ -446,7 +446,7 @@ def test_a_social_iq_frames_folder_stands_in_for_a_missing_mp4(siq, tmp_path, mo
         run,
         "--limit",
         str(LIMIT),
-        "--conditions",
+        "--condition",
         "original",
         "--inputs",
         "q+a+v",

@@ -1,4 +1,4 @@
-"""``desiq evaluate`` on its run folder (identity, resume after SIGKILL, lock) and the ``--data`` convention."""
+"""``desiq fusion eval`` on its run folder (identity, resume after SIGKILL, lock) and the ``--data`` convention."""
 
 from __future__ import annotations
 
@@ -33,13 +33,14 @@ def _lines(path: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    """A text-only (q+a) fusion model trained by ``desiq train`` on a single QA file of the sample."""
+    """A text-only (q+a) fusion model trained by ``desiq fusion train`` on a single QA file of the sample."""
     d = tmp_path_factory.mktemp("evaluate")
     items = sample_items("train") + sample_items("val")
     qa = d / "all.jsonl"
     write_siq2(qa, items)
     t5 = build_tiny_t5(d / "t5", [f"question: {x.question} answer: " + " ".join(x.options) for x in items])
     train = _desiq(
+        "fusion",
         "train",
         "--architecture",
         "ours",
@@ -66,7 +67,7 @@ def env(tmp_path_factory):
 
 
 def _evaluate(env, out: Path, *extra: str) -> list[str]:
-    return ["evaluate", "--model", str(env["model"]), "--data", str(env["qa"]), "--out", str(out), *extra]
+    return ["fusion", "eval", "--model", str(env["model"]), "--data", str(env["qa"]), "--out", str(out), *extra]
 
 
 @pytest.fixture(scope="module")
@@ -126,9 +127,11 @@ def test_a_rerun_scores_nothing_and_metrics_come_from_the_log(env, uninterrupted
 
 
 def test_another_configuration_on_the_same_folder_is_refused(env, uninterrupted):
-    refused = CliRunner().invoke(app, _evaluate(env, uninterrupted, "--perturb", "RIWI"))
-    assert refused.exit_code == 2 and refused.output.startswith("error: ") and len(refused.output.splitlines()) == 1
-    assert "belongs to a different run" in refused.output and "perturb: None there, 'RIWI' now" in refused.output
+    refused = CliRunner().invoke(app, _evaluate(env, uninterrupted, "--condition", "RIWI"))
+    # the line on what was read, then the error on one line
+    note, error = refused.output.splitlines()
+    assert refused.exit_code == 2 and note.startswith("read ") and error.startswith("error: ")
+    assert "belongs to a different run" in error and "perturb: None there, 'RIWI' now" in refused.output
 
 
 def test_a_folder_in_use_is_refused(env, uninterrupted):
@@ -141,12 +144,13 @@ def test_a_social_iq_folder_and_its_qa_file_give_the_same_scores(env, tmp_path):
     root = write_sample(tmp_path / "sample", media=False)
     runner = CliRunner()
     by_folder = runner.invoke(
-        app, ["evaluate", "--model", str(env["model"]), "--data", str(root), "--out", str(tmp_path / "folder")]
+        app, ["fusion", "eval", "--model", str(env["model"]), "--data", str(root), "--out", str(tmp_path / "folder")]
     )
     by_file = runner.invoke(
         app,
         [
-            "evaluate",
+            "fusion",
+            "eval",
             "--model",
             str(env["model"]),
             "--data",
@@ -168,8 +172,8 @@ def test_a_social_iq_folder_and_its_qa_file_give_the_same_scores(env, tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["train", "--inputs", "q+a+t", "--backbone", "t5-small"], "need media (transcript)"),
-        (["perturb", "--kind", "RIWI", "--split", "val"], "--split picks a file of a Social-IQ"),
+        (["fusion", "train", "--inputs", "q+a+t", "--backbone", "t5-small"], "need media (transcript)"),
+        (["perturb", "--condition", "RIWI", "--split", "val"], "--split picks a file of a Social-IQ"),
     ],
 )
 def test_a_single_qa_file_refuses_media_and_splits(env, tmp_path, args, message):
@@ -201,7 +205,7 @@ def test_unlabelled_questions_are_predicted_but_never_given_an_accuracy(env, tmp
     qa = tmp_path / "qa_test.json"
     qa.write_text("".join(json.dumps(row) + "\n" for row in test_rows))
     result = CliRunner().invoke(
-        app, ["evaluate", "--model", str(env["model"]), "--data", str(qa), "--out", str(tmp_path / "run")]
+        app, ["fusion", "eval", "--model", str(env["model"]), "--data", str(qa), "--out", str(tmp_path / "run")]
     )
     assert result.exit_code == 0, result.output
     assert "6 unlabelled questions (no answer key): not scored" in result.stdout and "A4" not in result.stdout

@@ -69,7 +69,7 @@ def test_fine_tuning_with_the_video_beats_fine_tuning_without_it(tmp_path):
                 inputs,
                 "--num-frames",
                 "2",
-                "--conditions",
+                "--condition",
                 "original",
                 *extra,
                 *common,

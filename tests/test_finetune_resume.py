@@ -91,7 +91,7 @@ def test_two_process_accelerate_launch_gives_one_adapter(tiny_llava, tmp_path):
         "finetune",
         "--model",
         str(tiny_llava),
-        "--tasks",
+        "--task",
         "hate",
         "--limit",
         "8",
@@ -122,7 +122,7 @@ def test_two_process_accelerate_launch_gives_one_adapter(tiny_llava, tmp_path):
 
 CLI = [
     "finetune",
-    "--tasks",
+    "--task",
     "hate",
     "--limit",
     "8",
@@ -203,7 +203,7 @@ def test_a_planted_pickle_is_refused_and_never_unpickled(cli_run, tmp_path, plan
 @pytest.mark.parametrize(
     "change, field",
     [
-        (("--tasks", "hate,humor"), "tasks"),
+        (("--task", "hate,humor"), "tasks"),
         (("--lr", "1e-3"), "train.learning_rate: 0.01 there, 0.001 now"),
         (("--lora-rank", "2"), "lora.rank: 8 there, 2 now"),
     ],

@@ -146,6 +146,7 @@ def damaged(env):
     result = CliRunner().invoke(
         app,
         [
+            "fusion",
             "train",
             "--architecture",
             "ours",
@@ -191,14 +192,15 @@ def test_corrupt_video_and_missing_transcript_are_masked_and_counted(damaged, en
     result = CliRunner().invoke(
         app,
         [
-            "evaluate",
+            "fusion",
+            "eval",
             "--model",
             str(model),
             "--data",
             str(root),
             "--split",
             "val",
-            "--perturb",
+            "--condition",
             "RIWI",
             "--out",
             str(tmp_path / "ev"),
@@ -288,6 +290,7 @@ def test_two_process_training_and_evaluation(damaged, env, tmp_path):
         (root / folder).symlink_to(damaged_root / folder, target_is_directory=True)
     model, cache = tmp_path / "model", str(env["cache"].root)
     train = [
+        "fusion",
         "train",
         "--architecture",
         "ours",
@@ -317,7 +320,8 @@ def test_two_process_training_and_evaluation(damaged, env, tmp_path):
         cache,
     ]
     evaluate = [
-        "evaluate",
+        "fusion",
+        "eval",
         "--model",
         str(model),
         "--data",

@@ -1,4 +1,4 @@
-"""The T5-fusion model (``desiq train``, ``desiq evaluate``, ``--probe fusion``) on files of three and five
+"""The T5-fusion model (``desiq fusion train``, ``desiq fusion eval``, ``--probe fusion``) on files of three and five
 options without media: text inputs only, configurations AK and A2, chance 1/K."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def env(tmp_path_factory):
 
 
 def _train(env, out, *extra: str):
-    args = ["train", "--architecture", "ours", "--data", str(env["files"][3]), "--backbone", str(env["t5"])]
+    args = ["fusion", "train", "--architecture", "ours", "--data", str(env["files"][3]), "--backbone", str(env["t5"])]
     return CliRunner().invoke(app, [*args, "--out", str(out), "--epochs", "1", "--lr", "1e-3", "--seed", "0", *extra])
 
 
@@ -47,7 +47,7 @@ def test_a_three_option_file_trains_and_evaluates_as_a3_with_chance_a_third(env,
 
     run = tmp_path / "run"
     evaluated = CliRunner().invoke(
-        app, ["evaluate", "--model", str(tmp_path / "model"), "--data", str(env["files"][3]), "--out", str(run)]
+        app, ["fusion", "eval", "--model", str(tmp_path / "model"), "--data", str(env["files"][3]), "--out", str(run)]
     )
     assert evaluated.exit_code == 0, evaluated.output
     assert evaluated.stdout.startswith(f"{env['files'][3]}: A3 ")
@@ -64,7 +64,7 @@ def test_a_three_option_file_trains_and_evaluates_as_a3_with_chance_a_third(env,
     "extra, message",
     [
         (["--inputs", "q+a+v"], "need media (video)"),
-        (["--inputs", "q+a", "--config", "A4"], "--config A4: these questions have A3, A2"),
+        (["--inputs", "q+a", "--choices", "A4"], "--choices A4: these questions have A3, A2"),
     ],
 )
 def test_media_inputs_and_a_foreign_config_are_refused_in_one_line(env, tmp_path, extra, message):

@@ -245,6 +245,7 @@ def trained(tiny):
             sys.executable,
             "-m",
             "desiq",
+            "fusion",
             "train",
             "--architecture",
             "paper",
@@ -302,7 +303,8 @@ def test_cli_trains_the_paper_model_and_evaluate_reloads_it(trained, tiny, tmp_p
             sys.executable,
             "-m",
             "desiq",
-            "evaluate",
+            "fusion",
+            "eval",
             "--model",
             str(model),
             "--data",
@@ -326,6 +328,13 @@ def test_cli_trains_the_paper_model_and_evaluate_reloads_it(trained, tiny, tmp_p
     assert json.loads((out / "metrics.json").read_text())["A4"] == pytest.approx(metrics["dev"]["A4"])
 
 
+def _error_lines(stderr: str) -> int:
+    """Lines of stderr besides the note on what was read: the error and nothing else (no traceback)."""
+    lines = stderr.splitlines()
+    assert lines[-1].startswith("error: "), stderr
+    return len([line for line in lines if not line.startswith("read ")])
+
+
 def test_a_missing_pretrained_model_is_one_line_naming_the_flag(tiny, tmp_path):
     qa = tmp_path / "qa.jsonl"
     qa.write_text((Path(write_sample(tmp_path / "s", media=False)) / "qa" / "qa_train.json").read_text())
@@ -335,6 +344,7 @@ def test_a_missing_pretrained_model_is_one_line_naming_the_flag(tiny, tmp_path):
             sys.executable,
             "-m",
             "desiq",
+            "fusion",
             "train",
             "--data",
             str(qa),
@@ -349,7 +359,7 @@ def test_a_missing_pretrained_model_is_one_line_naming_the_flag(tiny, tmp_path):
         text=True,
         env=env,
     )
-    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert run.returncode == 2 and _error_lines(run.stderr) == 1, run.stderr
     assert "cannot load the text encoder 'bert-base-uncased'" in run.stderr and "--text-encoder" in run.stderr
     root = write_sample(tmp_path / "media")
     run = subprocess.run(
@@ -357,6 +367,7 @@ def test_a_missing_pretrained_model_is_one_line_naming_the_flag(tiny, tmp_path):
             sys.executable,
             "-m",
             "desiq",
+            "fusion",
             "train",
             "--architecture",
             "ours",
@@ -373,7 +384,7 @@ def test_a_missing_pretrained_model_is_one_line_naming_the_flag(tiny, tmp_path):
         text=True,
         env=env,
     )
-    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert run.returncode == 2 and _error_lines(run.stderr) == 1, run.stderr
     assert "'facebook/wav2vec2-base-960h'" in run.stderr and "--audio-encoder logmel" in run.stderr
     assert not (tmp_path / "m").exists() and not (tmp_path / "m2").exists()
 

@@ -257,7 +257,7 @@ def test_desiq_eval_records_the_model_flags_in_config_json(tiny_llava, tmp_path)
             str(write_sample(tmp_path / "sample")),
             "--inputs",
             "q+a",
-            "--conditions",
+            "--condition",
             "original",
             "--limit",
             "2",

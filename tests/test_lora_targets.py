@@ -272,7 +272,7 @@ def test_one_step_on_blip2_opt_saves_and_reloads_language_model_weights_only(bli
 
 
 def test_mmsoc_finetune_lora_mlp_and_a_bad_name(blip2, tmp_path):
-    args = ["finetune", "--model", blip2, "--tasks", "hate", "--limit", "2", "--no-progress", "--precision", "no"]
+    args = ["finetune", "--model", blip2, "--task", "hate", "--limit", "2", "--no-progress", "--precision", "no"]
     bad = CliRunner().invoke(mmsoc_app, [*args, "--out", str(tmp_path / "bad"), "--target-modules", "q_proj,query"])
     assert bad.exit_code == 2, bad.output
     assert "no linear layer named query in the language model (OPTForCausalLM" in bad.output

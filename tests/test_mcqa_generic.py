@@ -133,7 +133,7 @@ def test_three_and_five_options_run_through_probe_perturb_build_and_eval(tmp_pat
 def test_perturb_and_build_write_the_input_format_with_a_data_card(tmp_path):
     path = options_file(tmp_path, 3)
     out = tmp_path / "riwi.jsonl"
-    run = desiq("perturb", "--data", str(path), "--kind", "RIWI", "--config", "A3", "--out", str(out))
+    run = desiq("perturb", "--data", str(path), "--condition", "RIWI", "--choices", "A3", "--out", str(out))
     assert run.returncode == 0, run.stderr
     back = read_source(out)
     assert back.format == "mcqa" and [i.options[i.answer_idx] for i in back.items] == [

@@ -70,7 +70,7 @@ def test_a_csv_comes_out_of_perturb_and_subset_as_the_same_csv(tmp_path):
     source = tmp_path / "qa.csv"
     source.write_text(csv_text(HEADER, csv_rows()), encoding="utf-8", newline="")
     out = tmp_path / "riwi.csv"
-    desiq("perturb", "--data", source, "--kind", "RIWI", "--config", "A2", "--out", out)
+    desiq("perturb", "--data", source, "--condition", "RIWI", "--choices", "A2", "--out", out)
     with open(out, newline="", encoding="utf-8") as handle:
         header, *rows = list(csv.reader(handle))
     assert header == HEADER and len(rows) == 12
@@ -127,7 +127,7 @@ def test_a_json_array_with_a_choices_list_comes_out_as_a_json_array(tmp_path):
     reading = read_source(source)
     assert reading.decisions[1].startswith("answer: 0-based index")
     out = tmp_path / "riwi.json"
-    desiq("perturb", "--data", source, "--kind", "RIWI", "--config", "A4", "--out", out)
+    desiq("perturb", "--data", source, "--condition", "RIWI", "--choices", "A4", "--out", out)
     written = json.loads(out.read_text(encoding="utf-8"))
     for before, after in zip(json_objects(), written):
         assert list(after) == list(before) and after["id"] == before["id"] and after["meta"] == before["meta"]

@@ -95,7 +95,7 @@ def test_module_equals_mmsoc_score(name, load, tmp_path):
     kwargs = {"task": task} if name in ("mmsoc_classification", "mmsoc_generation") else {}
     if name == "mmsoc_ocr":
         kwargs["ids"] = [i for i, _, _ in rows]
-    options = ("--no-embeddings",) if name == "mmsoc_generation" else ()
+    options = ("--fast-metrics",) if name == "mmsoc_generation" else ()
     if name == "mmsoc_generation":
         kwargs["fast"] = True
     module = load(name)

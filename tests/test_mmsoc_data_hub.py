@@ -289,7 +289,7 @@ def test_hub_offline_error_says_how_to_use_local_files(tmp_path):
     "command",
     [
         ["eval", "--task", "sarcasm", "--model", "random", "--greedy"],
-        ["finetune", "--tasks", "sarcasm", "--model", "no-such-model"],
+        ["finetune", "--task", "sarcasm", "--model", "no-such-model"],
         ["explain", "--task", "sarcasm", "--model", "random"],
         ["self-improve", "--task", "sarcasm", "--model", "random"],
     ],

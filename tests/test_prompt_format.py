@@ -114,7 +114,7 @@ def test_desiq_eval_records_the_prompt_format_and_decoding(llava, tmp_path):
         app,
         [
             "eval", "--model", str(folder), "--data", str(sample / "qa" / "qa_val.json"), "--out", str(out),
-            "--inputs", "q+a", "--limit", "1", "--conditions", "original", "--answer", "generate",
+            "--inputs", "q+a", "--limit", "1", "--condition", "original", "--answer", "generate",
             "--log-prompts", "--no-progress",
         ],
     )  # fmt: skip

@@ -414,7 +414,7 @@ def test_report_is_deterministic(folders, report, tmp_path):
 
 def test_report_cli_says_where_the_page_is(folders, tmp_path):
     result = CliRunner().invoke(
-        app, ["report", *map(str, folders), "--out", str(tmp_path), "--bootstrap", "20", "--no-embeddings"]
+        app, ["report", *map(str, folders), "--out", str(tmp_path), "--bootstrap", "20", "--fast-metrics"]
     )
     assert result.exit_code == 0, result.output
     assert {p.name for p in tmp_path.iterdir()} >= {"report.json", "report.md", "report.html"}
@@ -443,7 +443,7 @@ def test_open_hands_the_page_to_the_browser(runs, tmp_path):
             str(out),
             "--bootstrap",
             "20",
-            "--no-embeddings",
+            "--fast-metrics",
             "--open",
         ],
         env=env,
@@ -466,7 +466,7 @@ def test_open_hands_the_page_to_the_browser(runs, tmp_path):
             str(tmp_path / "again"),
             "--bootstrap",
             "20",
-            "--no-embeddings",
+            "--fast-metrics",
         ],
         env={**env, "BROWSER": str(tmp_path / "nope")},
         capture_output=True,

@@ -67,7 +67,7 @@ def test_tiny_llava_fine_tuned_on_the_pictures_beats_the_text_baseline_on_hate(t
         "finetune",
         "--model",
         tiny_llava,
-        "--tasks",
+        "--task",
         "hate",
         "--out",
         adapter,

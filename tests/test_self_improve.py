@@ -160,7 +160,7 @@ def test_report_shows_each_round_as_its_own_run(tmp_path):
     examples = load_examples("hate", "sample", "test").examples
     _random_run(tmp_path / "si", examples)
     result = CliRunner().invoke(
-        app, ["report", str(tmp_path / "si"), "--out", str(tmp_path / "report"), "--bootstrap", "50", "--no-embeddings"]
+        app, ["report", str(tmp_path / "si"), "--out", str(tmp_path / "report"), "--bootstrap", "50", "--fast-metrics"]
     )
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "report" / "report.json").read_text())

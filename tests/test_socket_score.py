@@ -150,7 +150,7 @@ def test_lenient_parser_and_llama2_file_names(tmp_path):
     path = tmp_path / "a_res.tsv"
     _write_tsv(path, rows)
     official = _scored(path)["questionintimacy"]
-    lenient = _scored(path, "--parser", "lenient")["questionintimacy"]
+    lenient = _scored(path, "--parse", "lenient")["questionintimacy"]
     assert official["f1"] == pytest.approx(
         precision_recall_fscore_support([5, 4, 0], [4, 4, 0], average="macro", zero_division=0)[2]
     )

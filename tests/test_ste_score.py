@@ -70,7 +70,7 @@ def test_one_file_its_task_from_the_name_or_task_and_line_counts(data, tmp_path)
     official = _score("--predictions", str(path), "--data", str(data), "--out", str(tmp_path / "a"))
     assert official.exit_code == 0, official.output
     lenient = _score(
-        "--predictions", str(path), "--data", str(data), "--out", str(tmp_path / "b"), "--parser", "lenient"
+        "--predictions", str(path), "--data", str(data), "--out", str(tmp_path / "b"), "--parse", "lenient"
     )
     assert lenient.exit_code == 0, lenient.output
     a = json.loads((tmp_path / "a/metrics.json").read_text())["tweet_hate"]

@@ -7,19 +7,20 @@ from typing import Annotated
 
 import typer
 
-from desiq.commands.options import Data, Fields, MediaRoot, Schema, Split
+from desiq.commands.listing import condition_help, prompt_help
+from desiq.commands.options import Data, Fields, Format, MediaRoot, Schema, Split
 from desiq.llm.answers import PARSE_RULES
-from desiq.llm.conditions import CONDITIONS
-from desiq.llm.prompts import BUILTIN, DEFAULT_PROMPT
+from desiq.llm.prompts import DEFAULT_PROMPT
 from mmsoc.commands import options as flags
-from mmsoc.core.cli import Adapter, Device, Limit, MinClusters, Progress, Seed, commands, note
+from mmsoc.core.cli import commands, note
+from mmsoc.core.options import Adapter, Device, Limit, MinClusters, Progress, Seed, option
 from mmsoc.metrics.verdict import MIN_CLUSTERS
 
 app = commands()
 
 Inputs = Annotated[
     str,
-    typer.Option(
+    option(
         "--inputs",
         help="What the model is shown: q question, a answer options, "
         "t transcript, v video, s audio (the transcript for a model "
@@ -28,16 +29,16 @@ Inputs = Annotated[
 ]
 NumFrames = Annotated[
     int,
-    typer.Option(
+    option(
         "--num-frames",
         min=1,
         help="Frames sampled uniformly from each video (a family that reads a fixed number gets it).",
     ),
 ]
-Fps = Annotated[float | None, typer.Option("--fps", min=0.01, help="Sample a frame every 1/FPS seconds instead.")]
+Fps = Annotated[float | None, option("--fps", min=0.01, help="Sample a frame every 1/FPS seconds instead.")]
 VideoAs = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--video-as",
         help="How video reaches the model: video (the "
         "processor's video input), frames (several images) "
@@ -46,20 +47,18 @@ VideoAs = Annotated[
 ]
 CacheDir = Annotated[
     Path | None,
-    typer.Option(
+    option(
         "--cache-dir",
         help="Cache of decoded frames and audio (default: features/ under $MMSOC_CACHE or ~/.cache/mmsoc).",
     ),
 ]
 Prompt = Annotated[
     str,
-    typer.Option(
-        "--prompt", help="Prompt version: " + "; ".join(f"{name}" for name in BUILTIN) + " (or one from --prompts)."
-    ),
+    option("--prompt", help=prompt_help()),
 ]
 PromptsFile = Annotated[
     Path | None,
-    typer.Option(
+    option(
         "--prompts",
         help="JSON/YAML file: prompt name -> fields "
         "(labels, context, question, choices, choice, "
@@ -78,7 +77,7 @@ def _media(num_frames: int, fps: float | None, video_as: str | None, cache_dir: 
 def eval_command(
     model: Annotated[
         str,
-        typer.Option(
+        option(
             "--model",
             help="transformers image-text-to-text, video or audio model "
             "(hub id or folder), 'random', or 'openai:NAME' (NAME on "
@@ -88,7 +87,7 @@ def eval_command(
     data: Data,
     out: Annotated[
         Path,
-        typer.Option(
+        option(
             "--out",
             help="Run folder: config.json, predictions.jsonl, metrics.json, "
             "table.md (submission.jsonl for unlabelled questions). A rerun "
@@ -99,26 +98,25 @@ def eval_command(
     inputs: Inputs = "q+a+t+v",
     answer: Annotated[
         str,
-        typer.Option(
+        option(
             "--answer",
             help="loglik: log-likelihood of each answer (acc and acc_norm); generate: the model writes its answer.",
         ),
     ] = "loglik",
     parse: Annotated[
         str,
-        typer.Option(
+        option(
             "--parse",
             help="How written answers are read: "
             + ", ".join(PARSE_RULES)
             + " (challenge: the official baseline's digit rule).",
         ),
     ] = "lenient",
-    conditions: Annotated[
+    condition: Annotated[
         str | None,
-        typer.Option(
-            "--conditions",
-            help="Comma-separated, from " + ",".join(CONDITIONS) + " (default: all; for unlabelled "
-            "questions those without answer keys).",
+        option(
+            "--condition",
+            help=condition_help(),
         ),
     ] = None,
     num_frames: NumFrames = 8,
@@ -130,7 +128,7 @@ def eval_command(
     adapter: Adapter = None,
     prompt: Prompt = DEFAULT_PROMPT,
     prompts_file: PromptsFile = None,
-    max_new_tokens: Annotated[int, typer.Option("--max-new-tokens", min=1, help="Longest written answer.")] = 32,
+    max_new_tokens: Annotated[int, option("--max-new-tokens", min=1, help="Longest written answer.")] = 32,
     dtype: flags.WeightsDtype = "auto",
     device: Device = "auto",
     device_map: flags.DeviceMap = "none",
@@ -139,7 +137,7 @@ def eval_command(
     generation_config: flags.GenerationConfig = "neutral",
     prefix_cache: Annotated[
         str,
-        typer.Option(
+        option(
             "--prefix-cache",
             help="auto: score and generate the questions that share their media from one shared prefix, where "
             "the model's family allows it; off: every request whole.",
@@ -151,7 +149,7 @@ def eval_command(
     cache_dir: CacheDir = None,
     api_base: Annotated[
         str | None,
-        typer.Option(
+        option(
             "--api-base",
             help="URL of an OpenAI-compatible server for "
             "--model openai:NAME (loglik needs prompt logprobs, as vLLM "
@@ -168,6 +166,7 @@ def eval_command(
     fields: Fields = None,
     schema: Schema = None,
     media_root: MediaRoot = None,
+    format: Format = "auto",
 ) -> None:
     """Ask MODEL every question under every DeSIQ condition; accuracy with chance and intervals by video."""
     from desiq.commands.options import field_mapping
@@ -183,7 +182,7 @@ def eval_command(
         inputs=inputs,
         answer=answer,
         parse=parse,
-        conditions=conditions,
+        conditions=condition,
         seed=seed,
         limit=limit,
         batch_size=parse_batch_size(batch_size),
@@ -196,6 +195,7 @@ def eval_command(
         min_clusters=min_clusters,
         mapping=field_mapping(fields, schema),
         media_root=media_root,
+        format=format,
         model=model_flags.model_options(
             device=device,
             adapter=adapter,
@@ -237,12 +237,12 @@ def work_line(out: Path) -> str:
 @app.command("table")
 def table_command(
     runs: Annotated[list[Path], typer.Argument(help="`desiq eval` run folders.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Write the comparison here (markdown).")] = None,
-    config: Annotated[str, typer.Option("--config", help="A4 or A2.")] = "A4",
+    out: Annotated[Path | None, option("--out", help="Write the comparison here (markdown).")] = None,
+    choices: Annotated[str, option("--choices", help="A4 or A2 (AK: all K options).")] = "A4",
     min_clusters: MinClusters = MIN_CLUSTERS,
     subset: Annotated[
         Path | None,
-        typer.Option(
+        option(
             "--subset",
             help="Also each run on a subset beside its full set: the per_item.jsonl of `desiq probe --per-item` "
             "(its blind-proof questions) or a QA file such as `desiq subset` writes.",
@@ -255,7 +255,7 @@ def table_command(
 
     names = [run.name for run in runs]
     names = names if len(set(names)) == len(names) else [str(run) for run in runs]
-    text = comparison_markdown([(name, read_metrics(run)) for name, run in zip(names, runs)], config, min_clusters)
+    text = comparison_markdown([(name, read_metrics(run)) for name, run in zip(names, runs)], choices, min_clusters)
     if subset is not None:
         from desiq.llm.subset_table import run_subset_markdown
 
@@ -268,52 +268,48 @@ def table_command(
 
 @app.command("finetune")
 def finetune_command(
-    model: Annotated[str, typer.Option("--model", help="Hub id or folder of the base model.")],
+    model: Annotated[str, option("--model", help="Hub id or folder of the base model.")],
     data: Data,
-    out: Annotated[Path, typer.Option("--out", help="Adapter folder: peft adapter, train_log.jsonl, checkpoints/.")],
+    out: Annotated[Path, option("--out", help="Adapter folder: peft adapter, train_log.jsonl, checkpoints/.")],
     inputs: Inputs = "q+a+t+v",
     split: Split = None,
     limit: Limit = None,
     explanations: Annotated[
         Path | None,
-        typer.Option(
+        option(
             "--explanations",
             help="Teacher explanations (JSONL of id, "
             "explanation; or an `mmsoc explain` run folder): targets "
             "become 'ANSWER Explanation: ...'.",
         ),
     ] = None,
-    epochs: Annotated[int, typer.Option("--epochs", min=1, help="Passes over the training questions.")] = 1,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Examples per optimizer step.")] = 16,
+    epochs: Annotated[int, option("--epochs", min=1, help="Passes over the training questions.")] = 1,
+    batch_size: Annotated[int, option("--batch-size", min=1, help="Examples per optimizer step.")] = 16,
     micro_batch_size: Annotated[
         int,
-        typer.Option(
-            "--micro-batch-size", min=1, help="Examples per forward pass; gradients accumulate up to --batch-size."
-        ),
+        option("--micro-batch-size", min=1, help="Examples per forward pass; gradients accumulate up to --batch-size."),
     ] = 4,
-    learning_rate: Annotated[float, typer.Option("--lr", min=0.0, help="Peak learning rate.")] = 2e-4,
-    warmup_ratio: Annotated[float, typer.Option("--warmup-ratio", min=0.0, max=1.0)] = 0.03,
-    weight_decay: Annotated[float, typer.Option("--weight-decay", min=0.0)] = 0.0,
-    max_steps: Annotated[int | None, typer.Option("--max-steps", min=1)] = None,
-    save_every: Annotated[int, typer.Option("--save-every", min=0, help="Checkpoint every N steps.")] = 0,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue from the newest checkpoint in --out.")] = False,
+    learning_rate: Annotated[float, option("--lr", min=0.0, help="Peak learning rate.")] = 2e-4,
+    warmup_ratio: Annotated[float, option("--warmup-ratio", min=0.0, max=1.0)] = 0.03,
+    weight_decay: Annotated[float, option("--weight-decay", min=0.0)] = 0.0,
+    max_steps: Annotated[int | None, option("--max-steps", min=1)] = None,
+    save_every: Annotated[int, option("--save-every", min=0, help="Checkpoint every N steps.")] = 0,
+    resume: Annotated[bool, option("--resume", help="Continue from the newest checkpoint in --out.")] = False,
     seed: Seed = 0,
-    precision: Annotated[str, typer.Option("--precision", help="auto, bf16 or no.")] = "auto",
-    rank: Annotated[int, typer.Option("--lora-rank", min=1)] = 8,
-    alpha: Annotated[int, typer.Option("--lora-alpha", min=1)] = 16,
-    dropout: Annotated[float, typer.Option("--lora-dropout", min=0.0, max=1.0)] = 0.05,
+    precision: Annotated[str, option("--precision", help="auto, bf16 or no.")] = "auto",
+    rank: Annotated[int, option("--lora-rank", min=1)] = 8,
+    alpha: Annotated[int, option("--lora-alpha", min=1)] = 16,
+    dropout: Annotated[float, option("--lora-dropout", min=0.0, max=1.0)] = 0.05,
     target_modules: Annotated[
         str,
-        typer.Option(
+        option(
             "--target-modules",
             help="'attention' (the language model's attention projections, by the names its architecture uses) "
             "or comma-separated names of language-model linear layers to adapt (lm_head included when named).",
         ),
     ] = "attention",
-    lora_mlp: Annotated[
-        bool, typer.Option("--lora-mlp", help="Adapt the language model's MLP projections too.")
-    ] = False,
-    max_target_tokens: Annotated[int, typer.Option("--max-target-tokens", min=2)] = 256,
+    lora_mlp: Annotated[bool, option("--lora-mlp", help="Adapt the language model's MLP projections too.")] = False,
+    max_target_tokens: Annotated[int, option("--max-target-tokens", min=2)] = 256,
     prompt: Prompt = DEFAULT_PROMPT,
     prompts_file: PromptsFile = None,
     num_frames: NumFrames = 8,
@@ -324,6 +320,7 @@ def finetune_command(
     max_context: flags.MaxContext = None,
     fit: flags.Fit = "drop",
     progress: Progress = True,
+    format: Format = "auto",
 ) -> None:
     """LoRA fine-tuning on Social-IQ questions: the target is the answer (letter and text), as evaluated."""
     from desiq.llm.finetune import FinetuneOptions, finetune
@@ -340,6 +337,7 @@ def finetune_command(
         chat_template=flags.template_file(chat_template)[0],
         max_context=max_context,
         fit=flags.choice("--fit", fit, ("drop", "error")),
+        format=format,
     )
     result = finetune(
         model,

@@ -7,38 +7,40 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
+from desiq.commands.listing import mcqa_format_help, out_format_help
 from desiq.data import DATA_HELP
 from desiq.perturbations import PERTURBATIONS, SPLITS
+from mmsoc.core.options import option
 
 if TYPE_CHECKING:
     from desiq.formats.mcqa_fields import Mapping
     from desiq.records import MCQAItem
 
-PerturbKind = Enum("PerturbKind", {name: name for name in PERTURBATIONS}, type=str)
+PerturbKind = Enum("PerturbKind", {name: name for name, _, _ in PERTURBATIONS.known()}, type=str)
 OptionPerturbKind = Enum(
-    "OptionPerturbKind", {name: name for name, p in PERTURBATIONS.items() if p.replaces_option}, type=str
+    "OptionPerturbKind", {name: name for name, p, _ in PERTURBATIONS.known() if p.replaces_option}, type=str
 )
 Variant = Enum("Variant", {key: key for key in SPLITS}, type=str)
 
 
 def perturbation_help(option_only: bool = False) -> str:
     """Each perturbation's change, from its record."""
-    return "; ".join(f"{name}: {p.change}" for name, p in PERTURBATIONS.items() if p.replaces_option or not option_only)
+    return "; ".join(
+        f"{name}: {p.change}" for name, p, _ in PERTURBATIONS.known() if p.replaces_option or not option_only
+    )
 
 
 def variant_help() -> str:
     return "; ".join(f"{key}: {s.name}, partners from {s.scope.value.replace('-', ' ')}s" for key, s in SPLITS.items())
 
 
-Data = Annotated[Path, typer.Option("--data", help=DATA_HELP)]
+Data = Annotated[Path, option("--data", help=DATA_HELP)]
 Split = Annotated[
-    str | None, typer.Option("--split", help="With a Social-IQ folder as --data: the split to read (qa/qa_SPLIT.json).")
+    str | None, option("--split", help="With a Social-IQ folder as --data: the split to read (qa/qa_SPLIT.json).")
 ]
 Fields = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--fields",
         help="Columns of a generic MCQA file: id=COL,question=COL,options=COL|COL|... (or one list column),"
         "answer=COL (0/1-based index, letter or option text; answer_base=0|1 when the data cannot tell),"
@@ -48,20 +50,17 @@ Fields = Annotated[
     ),
 ]
 Schema = Annotated[
-    Path | None, typer.Option("--schema", help="A small YAML file of the --fields keys (options: a list of columns).")
+    Path | None, option("--schema", help="A small YAML file of the --fields keys (options: a list of columns).")
 ]
 MediaRoot = Annotated[
     Path | None,
-    typer.Option("--media-root", help="Folder the media column's paths lie under (default: the QA file's folder)."),
+    option("--media-root", help="Folder the media column's paths lie under (default: the QA file's folder)."),
 ]
-ConfigName = Annotated[
-    str,
-    typer.Option(
-        "--config",
-        help="AK keeps all K options (A4 for Social-IQ, A3 for three options; AK or the name); A2 writes the "
-        "correct-incorrect pairs.",
-    ),
-]
+Choices = Annotated[str, option("--choices")]
+
+
+Format = Annotated[str, option("--format", help=mcqa_format_help())]
+OutFormat = Annotated[str | None, option("--out-format", help=out_format_help())]
 
 
 def field_mapping(fields: str | None, schema: Path | None) -> Mapping | None:
@@ -75,17 +74,15 @@ def field_mapping(fields: str | None, schema: Path | None) -> Mapping | None:
 
 
 def config_of(name: str, items: Sequence[MCQAItem]) -> str:
-    """``--config`` as one of the items' configurations (``AK`` names the one with all options)."""
+    """``--choices`` as one of the items' configurations (``AK`` names the one with all options)."""
     from desiq.records import configs
     from mmsoc.core.io import UsageError
 
     known = configs(items)
     chosen = known[0] if name.upper() == "AK" else name.upper()
     if chosen not in known:
-        raise UsageError(f"--config {name}: these questions have {', '.join(known)} (or AK: all options)")
+        raise UsageError(f"--choices {name}: these questions have {', '.join(known)} (or AK: all options)")
     return chosen
 
 
-CacheDir = Annotated[
-    Path | None, typer.Option(help="Feature cache folder (default: features/ under $MMSOC_CACHE, else ~/.cache/mmsoc).")
-]
+CacheDir = Annotated[Path | None, option("--cache-dir")]

@@ -11,20 +11,22 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from desiq.commands.options import Fields, Schema, Split, field_mapping
+from desiq.commands.options import Fields, Format, Schema, Split, field_mapping
 from desiq.fusion.architecture import AUDIO_ENCODER, Architecture
 from desiq.probes import PROBES
-from mmsoc.core.cli import MinClusters, Seed, commands, note
+from mmsoc.core.cli import commands, note
+from mmsoc.core.options import MinClusters, Progress, Seed, option
 from mmsoc.metrics.verdict import MIN_CLUSTERS
 
 if TYPE_CHECKING:
+    from desiq.formats import MCQAReading
     from desiq.formats.mcqa_fields import Mapping
 
 app = commands()
 
 ProbeInputs = Enum("ProbeInputs", {k: k for k in ("a", "q+a", "a+t", "a+v", "a+s", "q+a+t")}, type=str)
-ProbeName = Enum("ProbeName", {name: name for name in PROBES}, type=str)
-PROBE_HELP = "; ".join(f"{name}: {entry.summary}" for name, entry in PROBES.items())
+ProbeName = Enum("ProbeName", {name: name for name, _, _ in PROBES.known()}, type=str)
+PROBE_HELP = "; ".join(f"{name}: {entry.summary}" for name, entry, _ in PROBES.known())
 
 
 @contextmanager
@@ -44,83 +46,100 @@ def probe_flags(backbone: str) -> Iterator[None]:
 
 @app.command()
 def probe(
-    out: Annotated[Path, typer.Option(help="Folder for probe.json, probe.md and tsne.png.")],
+    out: Annotated[Path, option("--out", help="Folder for probe.json, probe.md and tsne.png.")],
     data: Annotated[
         Path | None,
-        typer.Option(
+        option(
+            "--data",
             help="Social-IQ folder: trains on qa/qa_train.json, scores "
             "qa/qa_SPLIT.json (--split, default val), media by vid_name. "
-            "Without --data and --train/--eval: the embedded sample."
+            "Without --data and --train/--eval: the embedded sample.",
         ),
     ] = None,
     split: Split = None,
-    train: Annotated[Path | None, typer.Option(help="Training QA file (with --eval, instead of --data).")] = None,
+    train: Annotated[Path | None, option("--train", help="Training QA file (with --eval, instead of --data).")] = None,
     eval_file: Annotated[
-        Path | None, typer.Option("--eval", help="QA file to score (with --train; alone with --probe heuristics).")
+        Path | None, option("--eval", help="QA file to score (with --train; alone with --probe heuristics).")
     ] = None,
     inputs: Annotated[
         ProbeInputs,
-        typer.Option(
-            help="What the probe sees: a = options only (NCAQ), q+a; media settings (a+t, ...) need --probe fusion."
+        option(
+            "--inputs",
+            help="What the probe sees: a = options only (NCAQ), q+a; media settings (a+t, ...) need --probe fusion.",
         ),
     ] = ProbeInputs.a,
-    probe: Annotated[ProbeName, typer.Option(help=PROBE_HELP)] = ProbeName("embed-linear"),
+    probe: Annotated[ProbeName, option("--probe", help=PROBE_HELP)] = ProbeName("embed-linear"),
     seed: Seed = 0,
     backbone: Annotated[
         str,
-        typer.Option(
+        option(
+            "--backbone",
             help="T5 id or local folder for --probe t5/fusion (e.g. from "
-            "`hf download google-t5/t5-small --local-dir DIR`)."
+            "`hf download google-t5/t5-small --local-dir DIR`).",
         ),
     ] = "t5-small",
-    encoder: Annotated[str, typer.Option(help="Sentence encoder for embed-linear (id or folder).")] = "default",
-    epochs: Annotated[int, typer.Option(help="Training epochs for --probe t5/fusion.")] = 3,
+    encoder: Annotated[str, option("--encoder", help="Sentence encoder for embed-linear (id or folder).")] = "default",
+    epochs: Annotated[int, option("--epochs", help="Training epochs for --probe t5/fusion.")] = 3,
     media_root: Annotated[
         Path | None,
-        typer.Option(help="Social-IQ folder with video/, audio/, transcript/ (--probe fusion with --train/--eval)."),
+        option(
+            "--media-root",
+            help="Social-IQ folder with video/, audio/, transcript/ (--probe fusion with --train/--eval).",
+        ),
     ] = None,
     architecture: Annotated[
         Architecture,
-        typer.Option(
+        option(
+            "--architecture",
             help="T5-fusion model of --probe t5/fusion: ours (default: "
             "T5 over the option tokens, closest to the paper's "
             "text-only NCAQ probe) or paper (the official Concat "
-            "model over frozen text features)."
+            "model over frozen text features).",
         ),
     ] = Architecture.ours,
     text_encoder: Annotated[
         str | None,
-        typer.Option(help="Frozen text encoder of --architecture paper (id or folder; default bert-base-uncased)."),
+        option(
+            "--text-encoder",
+            help="Frozen text encoder of --architecture paper (id or folder; default bert-base-uncased).",
+        ),
     ] = None,
     audio_encoder: Annotated[
         str,
-        typer.Option(
+        option(
+            "--audio-encoder",
             help="Audio encoder of --probe fusion with inputs ...+s: a "
             "wav2vec2-style id or folder, or 'logmel' (no pretrained "
-            "model)."
+            "model).",
         ),
     ] = AUDIO_ENCODER,
     debiased: Annotated[
-        bool, typer.Option(help="Also retrain and score on the DeSIQ_d and DeSIQ_s rebuilds of both files.")
+        bool,
+        option(
+            "--debiased/--no-debiased", help="Also retrain and score on the DeSIQ_d and DeSIQ_s rebuilds of both files."
+        ),
     ] = True,
-    tsne: Annotated[bool, typer.Option(help="Draw tsne.png of the eval options.")] = True,
+    tsne: Annotated[bool, option("--tsne/--no-tsne", help="Draw tsne.png of the eval options.")] = True,
     per_item: Annotated[
         bool,
-        typer.Option(
+        option(
+            "--per-item/--no-per-item",
             help="Also write per_item.jsonl: per eval question, the picks of blind probes (a, q+a) that never "
-            "trained on its video (5 folds by video) and whether each shortcut answers it."
+            "trained on its video (5 folds by video) and whether each shortcut answers it.",
         ),
     ] = False,
     fields: Fields = None,
     schema: Schema = None,
+    format: Format = "auto",
     min_clusters: MinClusters = MIN_CLUSTERS,
+    progress: Progress = True,
 ) -> None:
     """Can the dataset be solved without the video? Train a probe, score every perturbation.
 
     --probe heuristics needs no training: give --eval FILE (or --data, or nothing for the sample).
     """
-    from desiq.data import qa_data
-    from desiq.formats import read_source
+    from desiq.data import qa_data, resolve_data
+    from desiq.formats import read_note, read_source
     from desiq.inputs import InputSetting
     from desiq.probe import debiased_rows, run_probe
     from desiq.probe_report import probe_markdown, tsne_figure, write_probe_outputs
@@ -130,12 +149,14 @@ def probe(
 
     mapping = field_mapping(fields, schema)
     if not PROBES[probe.value].trains:
-        return _heuristics(out, data, split, train, eval_file, seed, mapping, per_item, min_clusters)
+        return _heuristics(out, data, split, train, eval_file, seed, mapping, per_item, min_clusters, format)
     if (train is None) != (eval_file is None):
         raise UsageError("give both --train and --eval, or neither")
     if split is not None and data is None:
         raise UsageError("--split picks the evaluation file of a Social-IQ folder given as --data")
+    readings: list[MCQAReading] = []
     if data is not None:
+        data = resolve_data(data)
         if train is not None:
             raise UsageError("give --data (a Social-IQ folder) or --train and --eval, not both")
         if not data.is_dir():
@@ -143,16 +164,21 @@ def probe(
                 f"--data {data}: desiq probe trains and scores, so --data is a Social-IQ folder "
                 "(qa/qa_train.json and qa/qa_SPLIT.json); for single files use --train and --eval"
             )
-        train_data, eval_data = qa_data(data, "train"), qa_data(data, split, default_split="val")
-        train_items, eval_items = train_data.items(), eval_data.items()
+        train_data = qa_data(data, "train", format=format)
+        eval_data = qa_data(data, split, default_split="val", format=format)
+        readings = [train_data.reading(), eval_data.reading()]
         names, media_root = (str(train_data.qa), str(eval_data.qa)), media_root or data
     elif train is not None and eval_file is not None:
-        train_items, eval_items = read_source(train, mapping).items, read_source(eval_file, mapping).items
+        readings = [read_source(train, mapping, format=format), read_source(eval_file, mapping, format=format)]
         names = (str(train), str(eval_file))
     else:
         train_items, eval_items, names = sample_items("train"), sample_items("val"), ("sample train", "sample val")
         if PROBES[probe.value].media and InputSetting.parse(inputs.value).media and media_root is None:
             media_root = write_sample(out / "sample")
+    for reading in readings:
+        note(read_note(reading))
+    if readings:
+        train_items, eval_items = readings[0].items, readings[1].items
     unlabelled = sum(not item.labelled for item in eval_items)
     if unlabelled:
         raise UsageError(
@@ -169,15 +195,25 @@ def probe(
         architecture=architecture.value,
         text_encoder=text_encoder,
         audio_encoder=audio_encoder,
+        progress=progress,
     )
     with probe_flags(backbone):
         report = run_probe(
-            backend, train_items, eval_items, inputs.value, seed=seed, names=names, probe_name=probe.value
+            backend,
+            train_items,
+            eval_items,
+            inputs.value,
+            seed=seed,
+            names=names,
+            probe_name=probe.value,
+            progress=progress,
         )
         if tsne:  # drawn from the probe trained on the original data, before any retraining
-            tsne_figure(backend, eval_items, out / "tsne.png", seed=seed)
+            tsne_figure(backend, eval_items, out / "tsne.png", seed=seed, progress=progress)
         if debiased:
-            report.results += debiased_rows(backend, train_items, eval_items, inputs.value, seed=seed)
+            report.results += debiased_rows(
+                backend, train_items, eval_items, inputs.value, seed=seed, progress=progress
+            )
     report.results = [replace(row, min_videos=min_clusters) for row in report.results]
     write_probe_outputs(report, out)
     typer.echo(probe_markdown(report))
@@ -185,7 +221,7 @@ def probe(
     if per_item:
         from desiq.per_item import per_item_outputs
 
-        per_item_outputs(out, eval_items, backend, probe.value, train_items, seed)
+        per_item_outputs(out, eval_items, backend, probe.value, train_items, seed, progress=progress)
 
 
 def _heuristics(
@@ -198,10 +234,11 @@ def _heuristics(
     mapping: Mapping | None = None,
     per_item: bool = False,
     min_clusters: int = MIN_CLUSTERS,
+    format: str = "auto",
 ) -> None:
     """``--probe heuristics``: score the shortcuts on one file, no training."""
     from desiq.data import qa_data
-    from desiq.formats import read_source
+    from desiq.formats import read_note, read_source
     from desiq.probes.heuristics import heuristics_markdown, run_heuristics, write_heuristics
     from desiq.sample import sample_items
     from mmsoc.core.io import UsageError
@@ -213,10 +250,14 @@ def _heuristics(
     if split is not None and data is None:
         raise UsageError("--split picks the evaluation file of a Social-IQ folder given as --data")
     if eval_file is not None:
-        items, name = read_source(eval_file, mapping).items, str(eval_file)
+        reading = read_source(eval_file, mapping, format=format)
+        items, name = reading.items, str(eval_file)
+        note(read_note(reading))
     elif data is not None:
-        source = qa_data(data, split, default_split="val" if data.is_dir() else None, mapping=mapping)
-        items, name = source.items(), str(source.qa)
+        source = qa_data(data, split, default_split="val" if data.is_dir() else None, mapping=mapping, format=format)
+        reading = source.reading()
+        items, name = reading.items, str(source.qa)
+        note(read_note(reading))
     else:
         items, name = sample_items("val"), "sample val"
     report = run_heuristics(items, seed=seed, name=name)

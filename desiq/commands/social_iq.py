@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from desiq.commands.options import (
-    ConfigName,
+    Choices,
     Data,
     Fields,
+    Format,
     MediaRoot,
+    OutFormat,
     PerturbKind,
     Schema,
     Split,
@@ -23,11 +25,12 @@ from desiq.commands.options import (
     variant_help,
 )
 from desiq.perturbations import Scope
+from mmsoc.core.options import Seed, option
 
 if TYPE_CHECKING:
     from desiq.formats import MCQAReading
     from desiq.perturb import PerturbResult
-from mmsoc.core.cli import Seed, commands, note
+from mmsoc.core.cli import commands, note
 
 app = commands()
 OUT_HELP = (
@@ -41,8 +44,10 @@ app.add_typer(data_app, name="data")
 
 @data_app.command("sample")
 def data_sample(
-    out: Annotated[Path, typer.Option(help="Folder to write the Social-IQ 2.0 layout into.")],
-    media: Annotated[bool, typer.Option(help="Also write mp4 clips, wav audio and WebVTT transcripts.")] = True,
+    out: Annotated[Path, option("--out", help="Folder to write the Social-IQ 2.0 layout into.")],
+    media: Annotated[
+        bool, option("--media/--no-media", help="Also write mp4 clips, wav audio and WebVTT transcripts.")
+    ] = True,
 ) -> None:
     """Write the embedded sample: qa/qa_{train,val}.json, video/, audio/wav/, transcript/."""
     from desiq.sample import sample_items, write_sample
@@ -57,48 +62,58 @@ def data_sample(
 @app.command()
 def perturb(
     data: Data,
-    kind: Annotated[PerturbKind, typer.Option(help=perturbation_help())],
-    out: Annotated[Path, typer.Option(help=OUT_HELP)],
+    condition: Annotated[PerturbKind, option("--condition", help=perturbation_help())],
+    out: Annotated[Path, option("--out", help=OUT_HELP)],
     split: Split = None,
-    config: ConfigName = "AK",
+    choices: Choices = "AK",
     seed: Seed = 0,
-    scope: Annotated[Scope | None, typer.Option(help="Where partner questions come from (default: any).")] = None,
+    scope: Annotated[Scope | None, option("--scope", help="Where partner questions come from (default: any).")] = None,
     fields: Fields = None,
     schema: Schema = None,
     media_root: MediaRoot = None,
+    format: Format = "auto",
+    out_format: OutFormat = None,
 ) -> None:
     """Apply one perturbation of the DeSIQ paper to a QA file."""
     from desiq.commands.options import config_of
     from desiq.data import qa_data
+    from desiq.formats import read_note
     from desiq.perturb import perturb as apply
     from desiq.records import in_config
 
-    reading = qa_data(data, split, mapping=field_mapping(fields, schema), media_root=media_root).reading()
-    config = config_of(config, reading.items)
-    result = apply(in_config(reading.items, config), kind.value, seed=seed, scope=scope)
-    made = f"desiq perturb --kind {kind.value} --config {config} --scope {(scope or Scope.any).value} --seed {seed}"
-    _write(out, reading, result, made)
+    mapping = field_mapping(fields, schema)
+    reading = qa_data(data, split, mapping=mapping, media_root=media_root, format=format).reading()
+    note(read_note(reading))
+    config = config_of(choices, reading.items)
+    result = apply(in_config(reading.items, config), condition.value, seed=seed, scope=scope)
+    scoped = (scope or Scope.any).value
+    made = f"desiq perturb --condition {condition.value} --choices {config} --scope {scoped} --seed {seed}"
+    _write(out, reading, result, made, out_format)
 
 
 @app.command()
 def build(
     data: Data,
-    variant: Annotated[Variant, typer.Option(help=variant_help())],
-    out: Annotated[Path, typer.Option(help=OUT_HELP)],
+    variant: Annotated[Variant, option("--variant", help=variant_help())],
+    out: Annotated[Path, option("--out", help=OUT_HELP)],
     split: Split = None,
     seed: Seed = 0,
     fields: Fields = None,
     schema: Schema = None,
     media_root: MediaRoot = None,
+    format: Format = "auto",
+    out_format: OutFormat = None,
 ) -> None:
     """Build a DeSIQ split: every incorrect option becomes another question's correct answer (partners
     from another group, or the same group: a video, a passage, the file's group column)."""
     from desiq.data import qa_data
+    from desiq.formats import read_note
     from desiq.perturbations import SPLITS
     from desiq.splits import answer_repeated_as_distractor, build_split, require_labels
 
-    source = qa_data(data, split, mapping=field_mapping(fields, schema), media_root=media_root)
+    source = qa_data(data, split, mapping=field_mapping(fields, schema), media_root=media_root, format=format)
     reading = source.reading()
+    note(read_note(reading))
     items = reading.items
     require_labels(items, str(source.qa))
     repeated = answer_repeated_as_distractor(items)
@@ -109,7 +124,7 @@ def build(
         )
     result = build_split(items, variant.value, seed=seed, source=str(source.qa))
     record = SPLITS[variant.value]
-    _write(out, reading, result, f"desiq build --variant {variant.value} ({record.name}) --seed {seed}")
+    _write(out, reading, result, f"desiq build --variant {variant.value} ({record.name}) --seed {seed}", out_format)
     if record.scope is Scope.same_video:  # the only scope that can run short of partners
         note(
             f"fallbacks: {result.fallback_items} items took {result.fallback_options} options from other "
@@ -117,13 +132,13 @@ def build(
         )
 
 
-def _write(out: Path, reading: MCQAReading, result: PerturbResult, made: str) -> None:
+def _write(out: Path, reading: MCQAReading, result: PerturbResult, made: str, out_format: str | None) -> None:
     """The perturbed items (in the input's format and layout where it is writable, else Social-IQ 2.0) and
     their card."""
     from desiq.cards import write_card
-    from desiq.formats import write_like
+    from desiq.formats import write_like, write_note
 
-    write_like(out, result.items, reading)
+    note(write_note(out, write_like(out, result.items, reading, out_format), reading))
     counts = {
         "questions written": len(result.items),
         "options replaced": result.options_replaced,

@@ -17,7 +17,9 @@ folder (``--media-root``, default the file's folder; a path leading outside it i
 
 Without a mapping, common shapes are recognised: a ``question`` column with a list column ``choices``,
 ``options`` or ``answers`` (or CommonsenseQA's ``choices: {label, text}``), or columns ``answerA``,
-``answerB``, ... (SocialIQA), and an ``answer_idx``, ``answer``, ``label`` or ``answerKey`` column.
+``answerB``, ... (SocialIQA), and an ``answer_idx``, ``answer``, ``label`` or ``answerKey`` column; and
+Social-IQ 2.0's columns in a table (``qid, q, vid_name, a0, a1, ..., answer_idx, idx_types``), as this
+format writes items read from a Social-IQ file into a CSV, TSV or Parquet output.
 
 A file has one option count K (the most common one): rows with another count, and rows that cannot be
 read (text that is not a string, NaN, an answer out of range, ...) are skipped, each named by file, line
@@ -39,7 +41,7 @@ from typing import Any
 
 from desiq.formats import MCQAFormat, MCQAReading, correct_kinds, first_json_row, known_kinds
 from desiq.formats.mcqa_fields import TABLES, Layout, Mapping, container_of, guess_mapping, table_rows
-from desiq.formats.mcqa_write import write_table_mcqa
+from desiq.formats.mcqa_write import SUFFIXES, container_label, mcqa_row, write_table_mcqa
 from desiq.records import CORRECT, MCQAItem, position_id
 from mmsoc.core.io import InputError, read_text
 from mmsoc.core.paths import OutsideRoot, inside
@@ -331,4 +333,7 @@ FORMAT = MCQAFormat(
     _detect,
     lambda path: read_table_mcqa(path).items,
     write_table_mcqa,
+    suffixes=tuple(SUFFIXES),
+    label=container_label,
+    row=mcqa_row,
 )

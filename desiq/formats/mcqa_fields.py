@@ -19,15 +19,16 @@ from mmsoc.core.io import InputError, UsageError, read_jsonl, read_text
 TABLES = {".csv": ",", ".tsv": "\t"}
 SHAPES = {
     "id": ("id", "qid", "question_id", "uid"),
-    "question": ("question",),
+    "question": ("question", "q"),
     "options": ("choices", "options", "answers"),
     "answer": ("answer_idx", "answer", "label", "answerKey"),
-    "group": ("group", "video_id", "video"),
+    "group": ("group", "video_id", "video", "vid_name"),
     "context": ("context", "transcript"),
     "media": ("media",),
-    "kinds": ("kinds",),
+    "kinds": ("kinds", "idx_types"),
 }
-"""Columns recognised without a mapping, in order of preference."""
+"""Columns recognised without a mapping, in order of preference; options may also be columns ``answerA``,
+``answerB``, ... (SocialIQA) or ``a0``, ``a1``, ... (Social-IQ 2.0's columns, in a table)."""
 
 
 @dataclass(frozen=True)
@@ -140,10 +141,9 @@ def guess_mapping(columns: Iterable[str]) -> Mapping:
     """The mapping of a common shape, as far as ``columns`` show one (keys left unset otherwise)."""
     present = list(columns)
     found = {key: next((c for c in names if c in present), None) for key, names in SHAPES.items()}
-    lettered = [f"answer{letter}" for letter in "ABCDEFGHIJ"]
-    columns_found = lettered[: next((k for k, c in enumerate(lettered) if c not in present), len(lettered))]
     listed = found.pop("options")
-    options = (listed,) if listed else tuple(columns_found if len(columns_found) > 1 else ())
+    options = (listed,) if listed else _option_columns(present, [f"answer{letter}" for letter in "ABCDEFGHIJ"])
+    options = options or _option_columns(present, [f"a{k}" for k in range(10)])
     return Mapping(
         question=found["question"],
         options=options,
@@ -154,6 +154,12 @@ def guess_mapping(columns: Iterable[str]) -> Mapping:
         media=found["media"],
         kinds=found["kinds"],
     )
+
+
+def _option_columns(present: list[str], names: list[str]) -> tuple[str, ...]:
+    """The leading run of ``names`` among ``present`` when it has two or more columns, else none."""
+    run = names[: next((k for k, c in enumerate(names) if c not in present), len(names))]
+    return tuple(run) if len(run) > 1 else ()
 
 
 def table_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, Any] | InputError]]]:

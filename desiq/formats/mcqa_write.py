@@ -8,8 +8,10 @@ style (a letter, a 0- or 1-based index, or the option's text, as ``MCQAReading.d
 the kinds where the input has a kinds column (without one the option kinds, such as a perturbation's
 markers, are not written), and the id, group, context and media. A cell whose value did not change
 keeps its type (an integer id stays an integer). An item that came from no row gets a row of the same
-columns with only the mapped cells filled; items without a reading are written in this format's own
-shape (``id, question, options, answer_idx, kinds, group, context, media``).
+columns with only the mapped cells filled. Items read in another format are written in that format's
+columns where it has a flat row (``MCQAFormat.row``: a Social-IQ 2.0 file as CSV keeps ``qid, q,
+vid_name, ...``, which this format reads back without a mapping); others, and items without a reading,
+in this format's own shape (``id, question, options, answer_idx, kinds, group, context, media``).
 
 The container is the one the output's suffix names (``.csv``, ``.tsv``, ``.json``: a JSON array,
 ``.jsonl`` or ``.ndjson``: JSON Lines, ``.parquet``), with the input's columns; any other suffix keeps
@@ -24,7 +26,7 @@ import csv
 import json
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 
 LOG = logging.getLogger(__name__)
 SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv", ".parquet": "parquet"}
+CONTAINERS = {"jsonl": "JSON Lines", "json": "JSON", "csv": "CSV", "tsv": "TSV", "parquet": "Parquet"}
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -55,7 +58,7 @@ def write_table_mcqa(path: str | os.PathLike, items: Iterable[MCQAItem], reading
     path = Path(path)
     layout = reading.layout if reading is not None else None
     if reading is None or layout is None or reading.mapping is None:
-        rows = [mcqa_row(item) for item in items]
+        rows = [_own_row(reading)(item) for item in items]
         _write_rows(path, _container(path, "jsonl"), rows, list(dict.fromkeys(k for row in rows for k in row)))
         return
     items = list(items)
@@ -63,6 +66,20 @@ def write_table_mcqa(path: str | os.PathLike, items: Iterable[MCQAItem], reading
     columns = list(dict.fromkeys([*layout.columns, *(k for row in rows for k in row)]))
     _write_rows(path, _container(path, layout.container), rows, columns)
     _note_base(path, items, layout, reading.mapping)
+
+
+def _own_row(reading: MCQAReading | None) -> Callable[[MCQAItem], dict[str, Any]]:
+    """The row shape of items read without a layout: their format's flat row, else this format's."""
+    from desiq.formats import FORMATS
+
+    row = FORMATS[reading.format].row if reading is not None else None
+    return row or mcqa_row
+
+
+def container_label(path: Path, reading: MCQAReading | None) -> str:
+    """The container ``path`` is (or would be) written in, in words: ``CSV``, ``JSON Lines``, ..."""
+    layout = reading.layout if reading is not None else None
+    return CONTAINERS[_container(path, layout.container if layout is not None else "jsonl")]
 
 
 def _container(path: Path, read_in: str) -> str:

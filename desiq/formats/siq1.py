@@ -80,4 +80,5 @@ FORMAT = MCQAFormat(
     frozenset({CORRECT, INCORRECT}),
     _detect,
     read_siq1,
+    label=lambda _path, _reading: "Social-IQ 1.0 shaped JSON Lines",
 )

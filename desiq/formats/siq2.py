@@ -144,4 +144,7 @@ FORMAT = MCQAFormat(
     _detect,
     read_siq2,
     lambda path, items, _reading: write_siq2(path, items),
+    suffixes=(".json", ".jsonl", ".ndjson"),
+    label=lambda _path, _reading: "Social-IQ 2.0 JSON Lines",
+    row=siq2_row,
 )

@@ -60,7 +60,7 @@ HEAD_HIDDEN = 25
 
 @dataclass(frozen=True)
 class Defaults:
-    """What ``desiq train`` uses unless told otherwise."""
+    """What ``desiq fusion train`` uses unless told otherwise."""
 
     epochs: int
     patience: int

@@ -1,4 +1,4 @@
-"""``desiq evaluate``: score every option of a QA file with a saved fusion model, in a run folder.
+"""``desiq fusion eval``: score every option of a QA file with a saved fusion model, in a run folder.
 
 RUN_DIR/config.json holds the run's identity (model, data, split, perturbation); a different one on
 the same folder is refused. Predictions are appended and flushed as they are made, keyed by
@@ -57,7 +57,9 @@ def _saved_inputs(model: Path) -> str:
     try:
         inputs = json.loads(path.read_text(encoding="utf-8"))["inputs"]
     except (OSError, ValueError, KeyError, TypeError) as err:
-        raise InputError(path, f"not a model folder written by 'desiq train' ({type(err).__name__}: {err})") from None
+        raise InputError(
+            path, f"not a model folder written by 'desiq fusion train' ({type(err).__name__}: {err})"
+        ) from None
     return str(inputs)
 
 
@@ -84,9 +86,13 @@ def evaluate_run(
     seed: int = 0,
     batch_size: int = 16,
     cache: FeatureCache | None = None,
+    progress: bool = True,
 ) -> dict[str, Any]:
-    """Run (or resume) an evaluation into ``out``; the main process returns metrics.json (others {})."""
+    """Run (or resume) an evaluation into ``out``; the main process returns metrics.json (others {}).
+    ``progress``: the main process shows its scoring batches on stderr."""
     from accelerate.utils import gather_object
+
+    from mmsoc.core.progress import track
 
     items = data.items()
     if perturbation is not None:
@@ -128,7 +134,9 @@ def evaluate_run(
         if mine:
             features = scorer.features(mine, data.media_root, cache)
             with JsonlAppender(folder.own_log(accelerator.process_index, accelerator.num_processes)) as log:
-                for start in range(0, len(mine), batch_size):
+                starts = range(0, len(mine), batch_size)
+                shown = progress and accelerator.is_main_process
+                for start in track(starts, f"fusion evaluate: scoring {len(mine)} questions ({name})", enabled=shown):
                     chunk = mine[start : start + batch_size]
                     for item, scores in zip(chunk, scorer.score(chunk, features, batch_size)):
                         log.append(_row(item, name, scores, features.masked(item)))

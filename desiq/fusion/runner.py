@@ -18,6 +18,7 @@ from desiq.fusion.model import FusionModel
 from desiq.inputs import InputSetting
 from desiq.records import PAIRS, MCQAItem, configs, configs_for, in_config
 from mmsoc.core.io import InputError, UsageError, building_folder, check_writable, swap_in_folder, write_json
+from mmsoc.core.progress import steps
 from mmsoc.media import CachedEncoder, FeatureCache
 
 __all__ = [
@@ -140,7 +141,7 @@ class FusionScorer:
         folder = Path(folder)
         if not (folder / CONFIG_FILE).is_file():
             raise InputError(
-                folder, f"no fusion model here ({CONFIG_FILE} missing); pass a folder written by desiq train"
+                folder, f"no fusion model here ({CONFIG_FILE} missing); pass a folder written by desiq fusion train"
             )
         obj = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
         dims = obj.pop("feature_dims")
@@ -172,7 +173,7 @@ def check_model_folder(folder: str | Path) -> None:
     if folder.is_dir() and any(folder.iterdir()) and not (folder / CONFIG_FILE).is_file():
         raise UsageError(
             f"{folder} is not empty and holds no fusion model ({CONFIG_FILE}); pass a new or empty "
-            "folder, or one written by desiq train"
+            "folder, or one written by desiq fusion train"
         )
     check_writable(folder.parent)
 
@@ -233,29 +234,21 @@ def train_fusion(
     model, optimizer = accelerator.prepare(scorer.model, optimizer)
     best, best_state, history = -1.0, None, []
     rng = np.random.default_rng(config.seed)
-    for epoch in _epochs(config.epochs, progress and accelerator.is_main_process):
-        model.train()
-        order = rng.permutation(len(examples))
-        batches = [order[k : k + config.batch_size] for k in range(0, len(order), config.batch_size)]
-        batches = batches[: len(batches) - len(batches) % accelerator.num_processes] or batches
-        for idx in batches[accelerator.process_index :: accelerator.num_processes]:
-            chunk = [examples[i] for i in idx]
-            b = scorer.batch(chunk, features, accelerator.device)
-            scores = model(**b["inputs"])
-            targets = torch.tensor([x.answer_idx for x in chunk], device=accelerator.device)
-            loss = _item_loss(scores, b["counts"], targets)
-            optimizer.zero_grad()
-            accelerator.backward(loss)
-            if config.defaults.clip_grad is not None:
-                accelerator.clip_grad_norm_(trained, config.defaults.clip_grad)
-            optimizer.step()
-        scorer.model = accelerator.unwrap_model(model)
-        dev_metrics = accuracy([x.answer_idx for x in dev], scorer.score(dev, features))
-        history.append({"epoch": epoch + 1, **dev_metrics})
-        if dev_metrics[config.config] > best:
-            best, best_state = dev_metrics[config.config], _trainable_state(scorer.model)
-        if should_stop([h[config.config] for h in history], config.patience, config.defaults.stopping):
-            break
+    label = f"fusion training ({config.inputs}, {config.config})"
+    per_epoch = _first_share(len(examples), config.batch_size, accelerator.num_processes)
+    shown = progress and accelerator.is_main_process
+    with steps(label, total=config.epochs * per_epoch, enabled=shown) as bar:
+        for epoch in range(config.epochs):
+            bar.describe(f"{label}: epoch {epoch + 1}/{config.epochs}")
+            _train_epoch(model, optimizer, scorer, examples, features, config, accelerator, rng, bar)
+            scorer.model = accelerator.unwrap_model(model)
+            bar.describe(f"{label}: epoch {epoch + 1}/{config.epochs}, dev scoring")
+            dev_metrics = accuracy([x.answer_idx for x in dev], scorer.score(dev, features))
+            history.append({"epoch": epoch + 1, **dev_metrics})
+            if dev_metrics[config.config] > best:
+                best, best_state = dev_metrics[config.config], _trainable_state(scorer.model)
+            if should_stop([h[config.config] for h in history], config.patience, config.defaults.stopping):
+                break
     scorer.model.load_state_dict(best_state, strict=False)
     scorer.model.eval()
     best_epoch = max(history, key=lambda h: h[config.config])
@@ -274,10 +267,28 @@ def _examples(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], config: str) -
     return in_config(train, config)
 
 
-def _epochs(n: int, show: bool):
-    if not show:
-        return range(n)
-    from rich.console import Console
-    from rich.progress import track
+def _first_share(n: int, batch_size: int, processes: int) -> int:
+    """How many batches of an epoch the main process takes (``_train_epoch``: whole rounds of ``processes``)."""
+    batches = -(-n // batch_size)
+    return -(-(batches - batches % processes or batches) // processes)
 
-    return track(range(n), description="training epochs", console=Console(stderr=True), transient=True)
+
+def _train_epoch(model, optimizer, scorer, examples, features, config, accelerator, rng, bar) -> None:
+    """One pass over the training examples in a seeded order, this process's share of the batches."""
+    model.train()
+    order = rng.permutation(len(examples))
+    batches = [order[k : k + config.batch_size] for k in range(0, len(order), config.batch_size)]
+    batches = batches[: len(batches) - len(batches) % accelerator.num_processes] or batches
+    trained = [p for p in model.parameters() if p.requires_grad]
+    for idx in batches[accelerator.process_index :: accelerator.num_processes]:
+        chunk = [examples[i] for i in idx]
+        b = scorer.batch(chunk, features, accelerator.device)
+        scores = model(**b["inputs"])
+        targets = torch.tensor([x.answer_idx for x in chunk], device=accelerator.device)
+        loss = _item_loss(scores, b["counts"], targets)
+        optimizer.zero_grad()
+        accelerator.backward(loss)
+        if config.defaults.clip_grad is not None:
+            accelerator.clip_grad_norm_(trained, config.defaults.clip_grad)
+        optimizer.step()
+        bar.advance()

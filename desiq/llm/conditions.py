@@ -9,7 +9,7 @@
 
 Each is asked as AK (the question with all its K options: A4 for Social-IQ) and A2 (every
 correct-incorrect pair as a two-option question, ``desiq.records.to_a2``; perturbations are applied to the pairs as
-``desiq perturb --config A2`` does). Perturbations and splits are built from all the questions
+``desiq perturb --choices A2`` does). Perturbations and splits are built from all the questions
 (partners are drawn from the whole file), then ``limit`` keeps the first questions, so a limited run
 asks a prefix of what the full run asks.
 """
@@ -24,7 +24,7 @@ from desiq.records import MCQAItem, configs, in_config
 
 ORIGINAL, NCAQ, CIRCULAR = "original", "NCAQ", "circular"
 SPLIT_CONDITIONS = {"desiq_d": "d", "desiq_s": "s"}
-CONDITIONS = (ORIGINAL, NCAQ, *(n for n in PERTURBATIONS if n != NCAQ), *SPLIT_CONDITIONS, CIRCULAR)
+CONDITIONS = (ORIGINAL, NCAQ, *(n for n, _, _ in PERTURBATIONS.known() if n != NCAQ), *SPLIT_CONDITIONS, CIRCULAR)
 UNLABELLED_CONDITIONS = (ORIGINAL, NCAQ, CIRCULAR)
 """Conditions that need no answer key (they can be asked of the unlabelled test split)."""
 
@@ -59,7 +59,7 @@ def parse_conditions(text: str | None, labelled: bool) -> tuple[str, ...]:
     lookup = {c.lower(): c for c in CONDITIONS}
     unknown = [n for n in names if n.lower() not in lookup]
     if unknown or not names:
-        raise ValueError(f"--conditions {text!r}: choose from {', '.join(CONDITIONS)} (comma-separated)")
+        raise ValueError(f"--condition {text!r}: choose from {', '.join(CONDITIONS)} (comma-separated)")
     chosen = {lookup[n.lower()] for n in names}
     if not labelled and chosen - set(UNLABELLED_CONDITIONS):
         raise ValueError(

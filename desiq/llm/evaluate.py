@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from desiq.data import qa_data
+from desiq.formats import read_note
 from desiq.formats.mcqa_fields import Mapping
 from desiq.inputs import InputSetting
 from desiq.llm.answers import PARSE_RULES
@@ -26,10 +27,11 @@ from desiq.llm.conditions import ORIGINAL, ask, parse_conditions
 from desiq.llm.prompts import DEFAULT_PROMPT, get_prompt
 from desiq.llm.requests import RequestBuilder
 from desiq.llm.run import ANSWER_MODES, Answerer, run_asked
+from mmsoc.core.cli import note
 from mmsoc.core.io import UsageError, write_text
 from mmsoc.core.paths import file_sha256
 from mmsoc.models.base import GenerationSettings
-from mmsoc.models.registry import MediaSettings, ModelOptions
+from mmsoc.models.registry import MediaSettings, ModelOptions, resolve
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class EvalOptions:
     """The field mapping of a generic MCQA file (``--fields`` / ``--schema``)."""
     media_root: Path | None = None
     """The folder a generic file's media column lies under (``--media-root``)."""
+    format: str = "auto"
+    """The MCQA format of the file read (``--format``; auto: recognised by its content)."""
 
     @property
     def media(self) -> MediaSettings:
@@ -126,8 +130,19 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         raise UsageError(f"--answer {options.answer!r}: choose {' or '.join(ANSWER_MODES)}")
     if options.parse not in PARSE_RULES:
         raise UsageError(f"--parse {options.parse!r}: choose one of {', '.join(PARSE_RULES)}")
-    source = qa_data(data, options.split, default_split="val", mapping=options.mapping, media_root=options.media_root)
-    items = source.items()
+    if options.answer == "generate" and not (backend := resolve(model)[0]).free_text:
+        raise UsageError(f"the {backend.name} backend only scores options: use --answer loglik")
+    source = qa_data(
+        data,
+        options.split,
+        default_split="val",
+        mapping=options.mapping,
+        media_root=options.media_root,
+        format=options.format,
+    )
+    reading = source.reading()
+    note(read_note(reading))
+    items = reading.items
     labelled = all(item.labelled for item in items)
     if not labelled and any(item.labelled for item in items):
         raise UsageError(f"{source.qa} mixes labelled and unlabelled questions; split them into two files")
@@ -140,8 +155,6 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
             f"--parse challenge reads option indices; prompt {prompt.name} labels options "
             f"{', '.join(prompt.labels)} (use --prompt siq2-challenge-v1)"
         )
-    if options.answer == "generate" and model.partition(":")[0] == "random":
-        raise UsageError("the random backend only scores options: use --answer loglik")
     settings = GenerationSettings(greedy=True, max_new_tokens=options.max_new_tokens)
     reads, how, _ = model_media(model, options.media)
     builder = RequestBuilder(prompt, setting, source.media_folder(items), reads)

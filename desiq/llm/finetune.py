@@ -43,6 +43,8 @@ class FinetuneOptions:
     """A chat-template file that replaces the checkpoint's own (the prompts ``desiq eval`` would send)."""
     max_context: int | None = None
     fit: str = "drop"
+    format: str = "auto"
+    """The MCQA format of the file read (``--format``; auto: recognised by its content)."""
     """Over the context: ``drop`` frames, then transcript tokens; ``error`` skips the question as a problem."""
 
 
@@ -120,7 +122,7 @@ def finetune(
         train_lora,
     )
 
-    source = qa_data(data, options.split, default_split="train")
+    source = qa_data(data, options.split, default_split="train", format=options.format)
     items = source.items()[: options.limit]
     setting = InputSetting.parse(options.inputs)
     source.require_media(setting)

@@ -274,9 +274,6 @@ def summed(works: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _progress(batches: list, show: bool) -> Iterator:
-    if not show:
-        yield from batches
-        return
-    from rich.progress import track
+    from mmsoc.core.progress import track
 
-    yield from track(batches, description="answering", transient=True)
+    yield from track(batches, f"answering, {len(batches)} videos", enabled=show)

@@ -2,7 +2,8 @@
 
 A probe module declares ``PROBE = ProbeEntry(name, summary, build)``; ``build`` turns the command's
 ``ProbeOptions`` into a backend (importing heavy packages only then). To add a probe, add one module
-to this package. ``heuristics`` is the one entry without a backend: rules that need no training.
+to this package (or declare ``PROBE`` in a plugin module). ``heuristics`` is the one entry without a
+backend: rules that need no training.
 
 Every backend implements ``fit(items, inputs, seed)`` (always from scratch), ``score(items)`` (one
 score per option) and ``option_features(items)`` (a vector per option, for the t-SNE figure).
@@ -71,7 +72,9 @@ class ProbeEntry:
 
 
 PROBES: Registry[ProbeEntry] = Registry("probe")
-PROBES.discover("desiq.probes", lambda module: [(p.name, p) for p in [getattr(module, "PROBE", None)] if p])
+PROBES.discover(
+    "desiq.probes", lambda module: [(p.name, p) for p in [getattr(module, "PROBE", None)] if isinstance(p, ProbeEntry)]
+)
 
 
 def make_probe(name: str, **options: Any) -> ProbeBackend:

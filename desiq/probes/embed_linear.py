@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from desiq.probes import ProbeEntry, ProbeOptions
 from desiq.probes.linear import LinearProbe, flatten
+from mmsoc.core.progress import track
 
 if TYPE_CHECKING:
     import numpy as np
@@ -16,9 +17,11 @@ if TYPE_CHECKING:
 
 class EmbedLinearProbe(LinearProbe):
     """Features: the option's embedding; with ``q+a`` also its elementwise product with the question's
-    embedding (whose sum is their cosine similarity). Each distinct text is embedded once per run."""
+    embedding (whose sum is their cosine similarity). Each distinct text is embedded once per run, in
+    chunks of ``CHUNK`` texts, each a step of the progress shown with ``progress``."""
 
     name = "embed-linear"
+    CHUNK = 2048
 
     def __init__(self, encoder: str | None = None, C: float = 1.0, progress: bool = False):
         self.encoder, self.C, self.progress = encoder, C, progress
@@ -30,8 +33,10 @@ class EmbedLinearProbe(LinearProbe):
         from mmsoc.media.sentences import embed_texts
 
         missing = sorted(set(texts) - self._cache.keys())
-        if missing:
-            self._cache.update(zip(missing, embed_texts(missing, self.encoder, progress=self.progress)))
+        chunks = [missing[k : k + self.CHUNK] for k in range(0, len(missing), self.CHUNK)]
+        shown = self.progress and bool(chunks)
+        for chunk in track(chunks, f"{self.name}: embedding {len(missing):,} texts", enabled=shown):
+            self._cache.update(zip(chunk, embed_texts(chunk, self.encoder)))
         return np.stack([self._cache[t] for t in texts])
 
     def _features(self, questions: list[str], options: list[str]) -> np.ndarray:
@@ -47,7 +52,7 @@ class EmbedLinearProbe(LinearProbe):
 
 
 def _build(options: ProbeOptions) -> EmbedLinearProbe:
-    return EmbedLinearProbe(options.encoder)
+    return EmbedLinearProbe(options.encoder, progress=options.progress)
 
 
 PROBE = ProbeEntry("embed-linear", "frozen MiniLM + linear scorer", _build)

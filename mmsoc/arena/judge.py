@@ -19,6 +19,7 @@ from mmsoc.arena.judge_prompts import JudgePrompt
 from mmsoc.arena.media import IMAGE_TYPES, data_root, resolve_inside
 from mmsoc.arena.records import Battle, Vote
 from mmsoc.core.io import JsonlAppender, UsageError
+from mmsoc.core.progress import track
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.models.base import GenerationSettings, Image, Model, Part, Request, Text, Video
 
@@ -126,7 +127,7 @@ def judge_battles(
         folder.claim(config)
         if model is not None:
             with JsonlAppender(folder.own_log(0, 1)) as log:
-                for batch in _progress(list(_batches(todo, batch_size)), progress):
+                for batch in track(list(_batches(todo, batch_size)), "judging", enabled=progress):
                     for (battle, order), raw in _generate(model, batch, prompt, modalities, settings, problems):
                         log.append(_row(battle, order, raw))
         rows = folder.merge([(b.id, o, b.digest) for b in battles for o in ORDERS])
@@ -218,15 +219,6 @@ def _generate(
             problems.append({"battle": battle.id, "order": order, "problem": f"generation failed: {err}"})
             return []
         return [pair for item in batch for pair in _generate(model, [item], prompt, modalities, settings, problems)]
-
-
-def _progress(batches: list, show: bool) -> Iterator:
-    if not show:
-        yield from batches
-        return
-    from rich.progress import track
-
-    yield from track(batches, description="judging", transient=True)
 
 
 def default_run_dir(out: Path) -> Path:

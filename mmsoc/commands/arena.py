@@ -11,6 +11,7 @@ import typer
 
 from mmsoc.commands import options
 from mmsoc.core.cli import commands, note
+from mmsoc.core.options import BatchSize, Device, Progress, Seed, option
 
 app = commands()
 arena_app = typer.Typer(
@@ -27,23 +28,21 @@ def _split(value: str | None) -> list[str] | None:
 
 @arena_app.command("pair")
 def pair(
-    runs: list[Path] = typer.Option(
-        ..., "--runs", help="An eval run folder; repeat for each model (--runs A --runs B ...)."
-    ),
-    out: Path = typer.Option(..., "--out", help="Battles file to write (JSONL)."),
-    names: Optional[str] = typer.Option(
+    runs: list[Path] = option(..., "--runs", help="An eval run folder; repeat for each model (--runs A --runs B ...)."),
+    out: Path = option(..., "--out", help="Battles file to write (JSONL)."),
+    names: Optional[str] = option(
         None, "--names", help="Comma-separated model names for the runs, in order (default: each run's model)."
     ),
-    task: Optional[str] = typer.Option(
+    task: Optional[str] = option(
         None, "--task", help="Comma-separated task ids (default: the free-text tasks the runs share)."
     ),
-    per_pair: Optional[int] = typer.Option(
+    per_pair: Optional[int] = option(
         None,
         "--per-pair",
         min=1,
         help="Battles per pair of models, a seeded sample of the shared items (default: every shared item).",
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the sample and of each battle's A/B sides."),
+    seed: Seed = 0,
 ) -> None:
     """Build battles from eval runs over the same items: every pair of models, A/B sides drawn by seed."""
     from mmsoc.arena.pairing import load_run, make_battles
@@ -63,9 +62,9 @@ def pair(
 
 @arena_app.command("invite")
 def invite(
-    db: Path = typer.Option(..., "--db", help="Vote database (SQLite) of 'mmsoc arena serve'; created if missing."),
-    names: list[str] = typer.Option(..., "--name", help="Annotator to invite; repeat for each (--name A --name B)."),
-    url: str = typer.Option(
+    db: Path = option(..., "--db", help="Vote database (SQLite) of 'mmsoc arena serve'; created if missing."),
+    names: list[str] = option(..., "--name", help="Annotator to invite; repeat for each (--name A --name B)."),
+    url: str = option(
         "http://127.0.0.1:8000", "--url", help="Address annotators open the vote page at (printed in the links)."
     ),
 ) -> None:
@@ -81,11 +80,11 @@ def invite(
 
 @arena_app.command("serve")
 def serve(
-    battles: Path = typer.Option(..., "--battles", help="Battles file (JSONL) to put to annotators."),
-    db: Path = typer.Option(..., "--db", help="Vote database (SQLite); created if missing, resumed if not."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
-    port: int = typer.Option(8000, "--port", min=1, max=65535, help="Port to listen on."),
-    hostnames: list[str] = typer.Option(
+    battles: Path = option(..., "--battles", help="Battles file (JSONL) to put to annotators."),
+    db: Path = option(..., "--db", help="Vote database (SQLite); created if missing, resumed if not."),
+    host: str = option("127.0.0.1", "--host", help="Address to listen on (default: this machine only)."),
+    port: int = option(8000, "--port", min=1, max=65535, help="Port to listen on."),
+    hostnames: list[str] = option(
         [],
         "--hostname",
         help="Another name annotators reach this server by (repeatable); requests naming any other Host "
@@ -125,8 +124,8 @@ def serve(
 
 @arena_app.command("export")
 def export(
-    db: Path = typer.Option(..., "--db", help="Vote database written by 'mmsoc arena serve'."),
-    out: Path = typer.Option(..., "--out", help="Votes file to write (the battles with their votes, JSONL)."),
+    db: Path = option(..., "--db", help="Vote database written by 'mmsoc arena serve'."),
+    out: Path = option(..., "--out", help="Votes file to write (the battles with their votes, JSONL)."),
 ) -> None:
     """Write every battle with its votes (in the order cast) as a votes file."""
     from mmsoc.arena.records import write_battles
@@ -139,29 +138,25 @@ def export(
 
 @arena_app.command("judge")
 def judge(
-    model: str = typer.Option(
-        ..., "--model", help="Judge model: a hub id or local folder, or any backend (see 'mmsoc eval --help')."
-    ),
-    battles: Path = typer.Option(..., "--battles", help="Battles file (JSONL) to judge."),
-    out: Path = typer.Option(..., "--out", help="Votes file to write: the battles the judge voted on, one vote each."),
-    run_dir: Optional[Path] = typer.Option(
+    model: options.Model = ...,
+    battles: Path = option(..., "--battles", help="Battles file (JSONL) to judge."),
+    out: Path = option(..., "--out", help="Votes file to write: the battles the judge voted on, one vote each."),
+    run_dir: Optional[Path] = option(
         None,
         "--run-dir",
         help="Run folder of the judge's answers (default: "
         "OUT without .jsonl, plus .run). Rerunning the same command resumes it.",
     ),
-    prompt_version: Optional[str] = typer.Option(
-        None, "--prompt-version", help="Judge prompt version (default: the latest)."
+    prompt_version: Optional[str] = option(
+        None, "--prompt", help="Judge prompt version (default: the latest; see `mmsoc list prompts`)."
     ),
-    name: Optional[str] = typer.Option(
-        None, "--name", help="Annotator name of the judge's votes (default: judge:MODEL)."
-    ),
-    limit: Optional[int] = typer.Option(None, "--limit", min=0, help="Judge only the first N battles."),
-    batch_size: int = options.REQUEST_BATCH,
-    max_new_tokens: int = typer.Option(512, "--max-new-tokens", min=1, help="Most tokens per answer."),
+    name: Optional[str] = option(None, "--name", help="Annotator name of the judge's votes (default: judge:MODEL)."),
+    limit: Optional[int] = option(None, "--limit", min=0, help="Judge only the first N battles."),
+    batch_size: BatchSize = 8,
+    max_new_tokens: int = option(512, "--max-new-tokens", min=1, help="Most tokens per answer."),
     dtype: options.WeightsDtype = "auto",
-    device: str = options.DEVICE,
-    progress: bool = options.PROGRESS,
+    device: Device = "auto",
+    progress: Progress = True,
 ) -> None:
     """Ask a model to judge every battle in both orders; write its votes (disagreeing orders vote tie)."""
     from mmsoc.arena.judge import default_run_dir, judge_battles
@@ -205,52 +200,41 @@ def _pct(value: float | None) -> str:
 
 @arena_app.command("rate")
 def rate(
-    votes: Path = typer.Option(..., "--votes", help="Votes file (battles with votes, JSONL)."),
-    out: Path = typer.Option(
-        ..., "--out", help="Folder for ratings.json, analysis.json, leaderboard.md and report.html."
-    ),
-    bootstrap: int = typer.Option(
+    votes: Path = option(..., "--votes", help="Votes file (battles with votes, JSONL)."),
+    out: Path = option(..., "--out", help="Folder for ratings.json, analysis.json, leaderboard.md and report.html."),
+    bootstrap: int = option(
         100, "--bootstrap", min=1, help="Bootstrap rounds for the intervals (FastChat's default: 100)."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
-    min_annotators: int = typer.Option(
+    seed: Seed = 0,
+    min_annotators: int = option(
         3,
         "--min-annotators",
         min=1,
         help="Votes a battle needs to be rated (SocialArena: 3; a judge's votes file has 1).",
     ),
-    judges: list[Path] = typer.Option(
+    judges: list[Path] = option(
         [], "--judge", help="A judge's votes file to compare with the majority labels of --votes (repeatable)."
     ),
 ) -> None:
     """Majority labels, online Elo and Bradley-Terry ratings with bootstrap intervals, agreement and bias checks."""
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
     from mmsoc.arena.report import RateSettings
     from mmsoc.arena.report import rate as rate_votes
+    from mmsoc.runners.console import print_whole
 
     result, extra = rate_votes(votes, out, RateSettings(bootstrap, seed, min_annotators), judges)
-    table = Table(
-        "rank",
-        "model",
-        "rating",
-        "95% interval",
-        "online Elo",
-        "battles",
-        title="Bradley-Terry ratings (FastChat's formulas)",
-    )
-    for e in result["models"]:
-        table.add_row(
+    rows = [
+        (
             str(e["rank"]),
-            escape(e["model"]),
+            e["model"],
             f"{e['rating']:.1f}",
             f"[{e['lower']:.1f}, {e['upper']:.1f}]",
             f"{result['elo'][e['model']]:.1f}",
             str(e["battles"]),
         )
-    Console().print(table)
+        for e in result["models"]
+    ]
+    headers = ("rank", "model", "rating", "95% interval", "online Elo", "battles")
+    print_whole(headers, rows, title="Bradley-Terry ratings (FastChat's formulas)", names=1)
     for warning in extra["warnings"]:
         note(f"warning: {warning}")
     note(

@@ -7,20 +7,21 @@ from typing import Annotated
 
 import typer
 
-from mmsoc.core.cli import Limit, commands
+from mmsoc.core.cli import commands
+from mmsoc.core.options import Limit, option
 
 app = commands()
 
 data_app = typer.Typer(help="MM-Soc data: the embedded sample and checks of local data folders.", no_args_is_help=True)
 app.add_typer(data_app, name="data")
 
-SampleOut = Annotated[Path, typer.Option("--out", help="Folder to write the sample to (must be empty or new).")]
-Overwrite = Annotated[bool, typer.Option("--overwrite", help="Replace the folder's contents if it is not empty.")]
+SampleOut = Annotated[Path, option("--out", help="Folder to write the sample to (must be empty or new).")]
+Overwrite = Annotated[bool, option("--overwrite")]
 CheckData = Annotated[
-    str, typer.Option("--data", help="Data folder in the MM-Soc layout, 'sample', 'hub' or hf://OWNER/NAME.")
+    str, option("--data", help="Data folder in the MM-Soc layout, `sample`, `hub` or hf://OWNER/NAME.")
 ]
-Split = Annotated[str, typer.Option("--split", help="Split to load (train, dev or test; val = dev).")]
-Tasks = Annotated[list[str] | None, typer.Option("--task", help="Task id to check (repeatable; default: all ten).")]
+Split = Annotated[str, option("--split", help="Split to load (train, dev or test; val = dev).")]
+Tasks = Annotated[str, option("--task")]
 
 
 @data_app.command("sample")
@@ -36,28 +37,24 @@ def sample(out: SampleOut, overwrite: Overwrite = False) -> None:
 
 
 @data_app.command("check")
-def check(data: CheckData = "sample", split: Split = "test", task: Tasks = None, limit: Limit = None) -> None:
+def check(data: CheckData = "sample", split: Split = "test", task: Tasks = "all", limit: Limit = None) -> None:
     """Load each task's split and report item counts and per-item problems (missing images, paths
     outside the data folder, ...)."""
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
     from mmsoc.core.io import InputError, UsageError
-    from mmsoc.tasks import task_ids
+    from mmsoc.runners.console import print_whole
+    from mmsoc.tasks import parse_task_list
     from mmsoc.tasks.data import load_examples
 
-    console, failed = Console(), False
-    table = Table("task", "items", "problems", "first problem", title=escape(f"data: {data} ({split})"))
-    for task_id in task or task_ids("mmsoc"):
+    rows, failed = [], False
+    for task_id in parse_task_list(task):
         try:
             result = load_examples(task_id, data, split, limit)
         except (InputError, UsageError, KeyError) as err:
-            table.add_row(task_id, "-", "error", escape(str(err)))
+            rows.append((task_id, "-", "error", str(err)))
             failed = True
             continue
         first = str(result.problems[0]) if result.problems else ""
-        table.add_row(task_id, str(len(result.examples)), str(len(result.problems)), escape(first))
-    console.print(table)
+        rows.append((task_id, str(len(result.examples)), str(len(result.problems)), first))
+    print_whole(("task", "items", "problems", "first problem"), rows, title=f"data: {data} ({split})")
     if failed:
         raise typer.Exit(1)

@@ -9,6 +9,7 @@ import typer
 
 from mmsoc.commands import options
 from mmsoc.core.cli import commands
+from mmsoc.core.options import Adapter, Device, Limit, Progress, option
 from mmsoc.models.base import PAPER_SEEDS
 
 app = commands()
@@ -28,37 +29,26 @@ def _seeds(value: str) -> tuple[int, ...]:
 
 @app.command("eval")
 def eval_command(
-    task: str = typer.Option(..., "--task", help="Task id, comma-separated task ids, or 'all'."),
-    suite: str = typer.Option(
-        "mmsoc",
-        "--suite",
-        help="Suite the tasks belong to: mmsoc, socket or supertweeteval (see 'mmsoc tasks --suite SUITE').",
-    ),
-    model: str = typer.Option(
-        ...,
-        "--model",
-        help="Hub id or local folder of an image-text-to-text model, "
-        "or a backend: 'random', 'text-baseline' (frozen MiniLM + logistic regression), "
-        "'text-baseline:ID_OR_DIR' (fine-tune that sequence classifier), 'openai:NAME' "
-        "(NAME on the OpenAI-compatible server at --api-base).",
-    ),
-    out: Path = typer.Option(
+    task: options.Task = ...,
+    suite: options.Suite = "mmsoc",
+    model: options.Model = ...,
+    out: Path = option(
         ...,
         "--out",
         help="Run folder: predictions.jsonl, config.json, metrics.json. Rerunning the same command resumes it.",
     ),
     data: str = options.DATA,
-    split: str = typer.Option("test", "--split", help="Split to evaluate."),
+    split: str = option("test", "--split"),
     batch_size: options.EvalBatchSize = "8",
-    limit: Optional[int] = options.LIMIT,
-    seeds: str = typer.Option(PAPER_SEEDS_TEXT, "--seeds", help="Comma-separated sampling seeds (the paper's: 0,1,2)."),
-    greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding, one pass, instead of sampling per seed."),
+    limit: Limit = None,
+    seeds: str = option(PAPER_SEEDS_TEXT, "--seeds", help="Comma-separated sampling seeds (the paper's: 0,1,2)."),
+    greedy: bool = option(False, "--greedy/--sample"),
     max_new_tokens: int = options.MAX_NEW_TOKENS,
     top_p: float = options.TOP_P,
     temperature: float = options.TEMPERATURE,
-    adapter: Optional[str] = options.ADAPTER,
+    adapter: Adapter = None,
     dtype: options.WeightsDtype = "auto",
-    device: str = options.DEVICE,
+    device: Device = "auto",
     device_map: options.DeviceMap = "none",
     attn_implementation: options.AttnImplementation = None,
     chat_template: options.ChatTemplate = None,
@@ -68,9 +58,9 @@ def eval_command(
     log_prompts: options.LogPrompts = False,
     prompt_version: Optional[str] = options.PROMPT_VERSION,
     prompts_file: Optional[Path] = options.PROMPTS_FILE,
-    fast_metrics: bool = typer.Option(False, "--fast-metrics", help="Skip BERTScore and embedding similarity."),
-    progress: bool = options.PROGRESS,
-    api_base: Optional[str] = typer.Option(
+    fast_metrics: bool = option(False, "--fast-metrics"),
+    progress: Progress = True,
+    api_base: Optional[str] = option(
         None,
         "--api-base",
         help="URL of an OpenAI-compatible server for "
@@ -83,7 +73,7 @@ def eval_command(
     deadline: options.Deadline = None,
     max_response_bytes: options.MaxResponseBytes = options.MAX_RESPONSE_BYTES,
     text_length: options.TextLength = 128,
-    threads: Optional[int] = typer.Option(
+    threads: Optional[int] = option(
         None,
         "--threads",
         min=1,
@@ -101,14 +91,13 @@ def eval_command(
     from mmsoc.models.registry import make_model, modalities
     from mmsoc.runners.config import RunConfig
     from mmsoc.runners.eval import resolve_prompts, run_eval
-    from mmsoc.tasks import parse_task_list
     from mmsoc.tasks.prompts import load_prompt_overrides
 
     settings = GenerationSettings(greedy=greedy, max_new_tokens=max_new_tokens, top_p=top_p, temperature=temperature)
     flags = options.model_flags(
         dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
     )
-    tasks = parse_task_list(task, suite)
+    tasks = options.task_list(task, data, suite)
     overrides = load_prompt_overrides(prompts_file, model) if prompts_file else None
     prompts = resolve_prompts(tasks, prompt_version, overrides)
     data_id = data if data == "sample" or data.startswith("hf://") or data == "hub" else str(Path(data).resolve())
@@ -145,25 +134,6 @@ def eval_command(
         log_prompts=log_prompts,
     )
     if metrics:
-        _print_summary(metrics)
+        from mmsoc.runners.console import print_eval_summary
 
-
-def _print_summary(metrics: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    from mmsoc.tasks import get_task
-
-    table = Table("task", "n", "success", "lenient success", "headline")
-    for task, entry in metrics.items():
-        headline = get_task(task).headline
-        value = entry["metrics"].get(headline)
-        success = entry["success_rate"]
-        table.add_row(
-            task,
-            str(entry["n"]),
-            "-" if success is None else f"{success:.3f}",
-            f"{entry['success_rate_lenient']:.3f}",
-            f"{headline} {value:.4f}" if value is not None else "-",
-        )
-    Console().print(table)
+        print_eval_summary(metrics)

@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from mmsoc.commands import options
-from mmsoc.core.cli import Adapter, BatchSize, Device, Dtype, Limit, Progress, Seed, commands
+from mmsoc.core.cli import commands
+from mmsoc.core.options import Adapter, BatchSize, Device, Dtype, Limit, Progress, Seed, option
 
 app = commands()
 
@@ -43,54 +44,54 @@ def _settings(greedy: bool, max_new_tokens: int, top_p: float, temperature: floa
 
 @app.command()
 def finetune(
-    model: str = typer.Option(..., "--model", help="Hub id or local folder of the image-text-to-text base model."),
-    out: Path = typer.Option(..., "--out", help="Adapter folder: peft adapter, train_log.jsonl, checkpoints/."),
-    tasks: str = typer.Option("all", "--tasks", help="'all' or comma-separated task ids, trained together."),
+    model: str = option(..., "--model", help="Hub id or local folder of the image-text-to-text base model."),
+    out: Path = option(..., "--out", help="Adapter folder: peft adapter, train_log.jsonl, checkpoints/."),
+    tasks: str = option("all", "--task", help="`all` or comma-separated task ids, trained together."),
     data: str = options.DATA,
-    split: str = typer.Option("train", "--split", help="Split to train on."),
+    split: str = option("train", "--split", help="Split to train on."),
     limit: Limit = None,
-    explanations: Path | None = typer.Option(
+    explanations: Path | None = option(
         None,
         "--explanations",
         help="Teacher explanations: a run folder "
         "of 'mmsoc explain' or a JSONL file (id, explanation); targets "
         "become 'ANSWER Explanation: ...'.",
     ),
-    epochs: int = typer.Option(1, "--epochs", min=1, help="Passes over the training items."),
-    batch_size: int = typer.Option(16, "--batch-size", min=1, help="Examples per optimizer step (all processes)."),
-    micro_batch_size: int = typer.Option(
+    epochs: int = option(1, "--epochs", min=1, help="Passes over the training items."),
+    batch_size: int = option(16, "--batch-size", min=1, help="Examples per optimizer step (all processes)."),
+    micro_batch_size: int = option(
         4, "--micro-batch-size", min=1, help="Examples per forward pass; gradients accumulate up to --batch-size."
     ),
-    learning_rate: float = typer.Option(2e-4, "--lr", min=0.0, help="Peak learning rate."),
-    warmup_ratio: float = typer.Option(0.03, "--warmup-ratio", min=0.0, max=1.0, help="Share of steps warming up."),
-    weight_decay: float = typer.Option(0.0, "--weight-decay", min=0.0, help="AdamW weight decay."),
-    max_steps: int | None = typer.Option(None, "--max-steps", min=1, help="Stop after this many optimizer steps."),
-    save_every: int = typer.Option(0, "--save-every", min=0, help="Checkpoint every N optimizer steps (0: never)."),
-    resume: bool = typer.Option(
+    learning_rate: float = option(2e-4, "--lr", min=0.0, help="Peak learning rate."),
+    warmup_ratio: float = option(0.03, "--warmup-ratio", min=0.0, max=1.0, help="Share of steps warming up."),
+    weight_decay: float = option(0.0, "--weight-decay", min=0.0, help="AdamW weight decay."),
+    max_steps: int | None = option(None, "--max-steps", min=1, help="Stop after this many optimizer steps."),
+    save_every: int = option(0, "--save-every", min=0, help="Checkpoint every N optimizer steps (0: never)."),
+    resume: bool = option(
         False,
         "--resume",
         help="Continue from the newest checkpoint in --out (the same configuration only; a different one is refused).",
     ),
     seed: Seed = 0,
-    precision: str = typer.Option("auto", "--precision", help="auto (bf16 where the GPU supports it), bf16 or no."),
-    dtype: str = typer.Option(
+    precision: str = option("auto", "--precision", help="auto (bf16 where the GPU supports it), bf16 or no."),
+    dtype: str = option(
         "auto",
         "--dtype",
         help="Base weights dtype: auto (bfloat16 when training in bf16, else float32), float32, bfloat16 or float16.",
     ),
     device_map: options.DeviceMap = "none",
     attn_implementation: options.AttnImplementation = None,
-    rank: int = typer.Option(8, "--lora-rank", min=1, help="LoRA rank r."),
-    alpha: int = typer.Option(16, "--lora-alpha", min=1, help="LoRA scaling alpha."),
-    dropout: float = typer.Option(0.05, "--lora-dropout", min=0.0, max=1.0, help="Dropout on the LoRA input."),
-    target_modules: str = typer.Option(
+    rank: int = option(8, "--lora-rank", min=1, help="LoRA rank r."),
+    alpha: int = option(16, "--lora-alpha", min=1, help="LoRA scaling alpha."),
+    dropout: float = option(0.05, "--lora-dropout", min=0.0, max=1.0, help="Dropout on the LoRA input."),
+    target_modules: str = option(
         "attention",
         "--target-modules",
         help="'attention' (the language model's attention projections, by the names its architecture uses) "
         "or comma-separated names of language-model linear layers to adapt (lm_head included when named).",
     ),
-    lora_mlp: bool = typer.Option(False, "--lora-mlp", help="Adapt the language model's MLP projections too."),
-    max_target_tokens: int = typer.Option(256, "--max-target-tokens", min=2, help="Longest target kept (tokens)."),
+    lora_mlp: bool = option(False, "--lora-mlp", help="Adapt the language model's MLP projections too."),
+    max_target_tokens: int = option(256, "--max-target-tokens", min=2, help="Longest target kept (tokens)."),
     prompt_version: str | None = options.PROMPT_VERSION,
     prompts_file: Path | None = options.PROMPTS_FILE,
     progress: Progress = True,
@@ -114,7 +115,6 @@ def finetune(
         train_lora,
     )
     from mmsoc.runners.fitting import counter_of
-    from mmsoc.tasks import parse_task_list
 
     lora = LoraSettings(rank, alpha, dropout, layer_names(target_modules), lora_mlp)
     settings = TrainSettings(
@@ -130,7 +130,7 @@ def finetune(
         precision=precision,
         max_target_tokens=max_target_tokens,
     )
-    task_ids = parse_task_list(tasks)
+    task_ids = options.task_list(tasks, data)
     prompts = _prompts(task_ids, model, prompt_version, prompts_file)
     examples, problems = _load(task_ids, data, split, limit, text_length)
     table = read_explanations(explanations) if explanations else None
@@ -182,9 +182,9 @@ def _training_dtype(dtype: str, precision: str) -> str:
 
 @app.command()
 def explain(
-    model: str = typer.Option(..., "--model", help="Teacher: any --model accepted by 'mmsoc eval'."),
-    task: str = typer.Option(..., "--task", help="Task id or comma-separated ids with labels to explain."),
-    out: Path = typer.Option(
+    model: options.Model = ...,
+    task: str = option(..., "--task", help="Task id or comma-separated ids with labels to explain."),
+    out: Path = option(
         ...,
         "--out",
         help="Run folder: predictions.jsonl (one explanation per item, for "
@@ -192,11 +192,11 @@ def explain(
         "command resumes it; a different configuration is refused.",
     ),
     data: str = options.DATA,
-    split: str = typer.Option("train", "--split", help="Split whose gold labels are explained."),
+    split: str = option("train", "--split", help="Split whose gold labels are explained."),
     limit: Limit = None,
     batch_size: BatchSize = 8,
     seed: Seed = 0,
-    greedy: bool = typer.Option(True, "--greedy/--sample", help="Greedy decoding (default) or nucleus sampling."),
+    greedy: bool = option(True, "--greedy/--sample", help="Greedy decoding (default) or nucleus sampling."),
     max_new_tokens: int = options.MAX_NEW_TOKENS,
     top_p: float = options.TOP_P,
     temperature: float = options.TEMPERATURE,
@@ -208,9 +208,8 @@ def explain(
     """Write teacher explanations of the gold labels with the label-conditioned "why" prompts."""
     from mmsoc.models.registry import ModelOptions, make_model
     from mmsoc.runners.finetune.explain import write_explanations
-    from mmsoc.tasks import parse_task_list
 
-    task_ids = parse_task_list(task)
+    task_ids = options.task_list(task, data)
     examples, problems = _load(task_ids, data, split, limit)
     backend = make_model(model, ModelOptions(data, dtype, device, adapter))
     meta = {"model": model, "adapter": adapter, "tasks": list(task_ids), "data": data, "split": split, "dtype": dtype}
@@ -232,26 +231,26 @@ def explain(
 
 @app.command("self-improve")
 def self_improve(
-    task: str = typer.Option(..., "--task", help="Task id."),
-    model: str = typer.Option(..., "--model", help="Any --model accepted by 'mmsoc eval'."),
-    out: Path = typer.Option(
+    task: str = option(..., "--task", help="Task id."),
+    model: options.Model = ...,
+    out: Path = option(
         ...,
         "--out",
         help="Run folder: predictions.jsonl (one row per item and round), "
         "config.json, metrics.json, problems.jsonl, similarity.png. Rerunning the same command "
         "resumes it; a different configuration is refused.",
     ),
-    rounds: int = typer.Option(6, "--rounds", min=1, help="Answer rounds (the paper's: 6)."),
+    rounds: int = option(6, "--rounds", min=1, help="Answer rounds (the paper's: 6)."),
     data: str = options.DATA,
-    split: str = typer.Option("test", "--split", help="Split to use."),
+    split: str = option("test", "--split", help="Split to use."),
     limit: Limit = None,
     batch_size: BatchSize = 8,
     seed: Seed = 0,
-    greedy: bool = typer.Option(False, "--greedy", help="Greedy decoding instead of nucleus sampling."),
+    greedy: bool = option(False, "--greedy/--sample"),
     max_new_tokens: int = options.MAX_NEW_TOKENS,
     top_p: float = options.TOP_P,
     temperature: float = options.TEMPERATURE,
-    text_encoder: str | None = typer.Option(
+    text_encoder: str | None = option(
         None, "--text-encoder", help="Model for BERTScore and sentence cosine (default: the bundled all-MiniLM-L6-v2)."
     ),
     adapter: Adapter = None,
@@ -264,9 +263,8 @@ def self_improve(
     """Ask MODEL to improve its own answer over several rounds; score how answers drift."""
     from mmsoc.models.registry import ModelOptions, make_model
     from mmsoc.runners.finetune.self_improve import run_self_improve
-    from mmsoc.tasks import parse_task_list
 
-    (task_id,) = parse_task_list(task)
+    (task_id,) = options.task_list(task, data)
     ((instruction, version),) = _prompts((task_id,), model, prompt_version, prompts_file).values()
     examples, problems = _load((task_id,), data, split, limit)
     backend = make_model(model, ModelOptions(data, dtype, device, adapter))
@@ -294,9 +292,9 @@ def self_improve(
 
 @app.command("merge-adapter")
 def merge_adapter_command(
-    adapter: Path = typer.Option(..., "--adapter", help="peft adapter folder (from 'mmsoc finetune')."),
-    out: Path = typer.Option(..., "--out", help="New folder for the standalone merged model."),
-    model: str | None = typer.Option(None, "--model", help="Base model (default: the one the adapter records)."),
+    adapter: Path = option(..., "--adapter", help="peft adapter folder (from 'mmsoc finetune')."),
+    out: Path = option(..., "--out", help="New folder for the standalone merged model."),
+    model: str | None = option(None, "--model", help="Base model (default: the one the adapter records)."),
     dtype: Dtype = "float32",
 ) -> None:
     """Fold a LoRA adapter into its base model and save a standalone model folder."""

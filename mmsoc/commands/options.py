@@ -9,42 +9,47 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-import typer
-
+from mmsoc.commands.listing import prompt_help
 from mmsoc.core.io import UsageError
+from mmsoc.core.options import option
 from mmsoc.models.backends.api_limits import MAX_RESPONSE_BYTES
+from mmsoc.models.registry import model_help
+from mmsoc.tasks.registry import suite_help, task_help
 
-DATA = typer.Option("sample", "--data", help="Data folder in the MM-Soc layout, or 'sample'.")
-LIMIT = typer.Option(None, "--limit", min=0, help="At most this many items per task.")
-REQUEST_BATCH = typer.Option(8, "--batch-size", min=1, help="Requests per model call (never changes results).")
+DATA = option(
+    "sample",
+    "--data",
+    help="Data folder in the MM-Soc layout, `sample` (the embedded sample), `hub` (the datasets on the Hugging "
+    "Face hub) or hf://OWNER/NAME (one hub dataset).",
+)
 EvalBatchSize = Annotated[
     str,
-    typer.Option(
+    option(
         "--batch-size",
         help="Requests per model call, or auto: the largest that fits in memory (from 64, halved on "
         "out-of-memory); never changes results.",
     ),
 ]
-SEED = typer.Option(0, "--seed", help="Sampling seed (ignored with --greedy).")
-MAX_NEW_TOKENS = typer.Option(256, "--max-new-tokens", min=1, help="Most tokens generated per response.")
-TOP_P = typer.Option(0.9, "--top-p", min=0.0, max=1.0, help="Nucleus sampling mass (sampling only).")
-TEMPERATURE = typer.Option(1.0, "--temperature", min=1e-6, help="Sampling temperature (sampling only).")
-ADAPTER = typer.Option(None, "--adapter", help="peft (LoRA) adapter folder applied to --model.")
+MAX_NEW_TOKENS = option(256, "--max-new-tokens", min=1)
+TOP_P = option(0.9, "--top-p", min=0.0, max=1.0)
+TEMPERATURE = option(1.0, "--temperature", min=1e-6)
 WeightsDtype = Annotated[
     str,
-    typer.Option(
+    option(
         "--dtype",
         help="Model weights dtype: auto (the checkpoint's on a GPU, float16 for bfloat16 where the GPU lacks "
         "it; float32 on the CPU), float32, bfloat16 or float16.",
     ),
 ]
-DEVICE = typer.Option("auto", "--device", help="Device (cpu, cuda, cuda:1, ...); auto = this process's.")
-PROMPT_VERSION = typer.Option(None, "--prompt-version", help="Prompt table version (default: latest).")
-PROMPTS_FILE = typer.Option(None, "--prompts", help="JSON/YAML file of task id -> prompt overrides.")
-PROGRESS = typer.Option(True, "--progress/--no-progress", help="Show a progress bar.")
+PROMPT_VERSION = option(None, "--prompt", help=prompt_help())
+Model = Annotated[str, option("--model", help=model_help())]
+"""Any backend (``mmsoc list models``): the ``--model`` of every command that asks a model."""
+Suite = Annotated[str, option("--suite", help=suite_help())]
+Task = Annotated[str, option("--task", help=task_help())]
+PROMPTS_FILE = option(None, "--prompts", help="JSON/YAML file of task id -> prompt overrides.")
 TextLength = Annotated[
     int,
-    typer.Option(
+    option(
         "--text-length",
         min=0,
         help="Words of a news text kept (misinformation; MM-Soc's truncate_input with "
@@ -55,7 +60,7 @@ TextLength = Annotated[
 # How a transformers model is loaded and asked (the hf backend; recorded in config.json), for both apps.
 DeviceMap = Annotated[
     str,
-    typer.Option(
+    option(
         "--device-map",
         help="auto: spread one model over this machine's GPUs (accelerate's big-model loading; one process, "
         "not under a multi-process accelerate launch); none: all of it on --device.",
@@ -63,7 +68,7 @@ DeviceMap = Annotated[
 ]
 AttnImplementation = Annotated[
     str | None,
-    typer.Option(
+    option(
         "--attn-implementation",
         help="Attention kernel: sdpa (the default where the model has it, else eager), "
         "flash_attention_2 (needs the flash_attn package) or eager.",
@@ -71,7 +76,7 @@ AttnImplementation = Annotated[
 ]
 ChatTemplate = Annotated[
     Path | None,
-    typer.Option(
+    option(
         "--chat-template",
         help="Jinja chat-template file used instead of the checkpoint's template or the family's format "
         "(its path and sha256 go into config.json).",
@@ -79,7 +84,7 @@ ChatTemplate = Annotated[
 ]
 GenerationConfig = Annotated[
     str,
-    typer.Option(
+    option(
         "--generation-config",
         help="neutral: decode with exactly this run's settings; checkpoint: start from the checkpoint's "
         "generation_config.json.",
@@ -87,23 +92,23 @@ GenerationConfig = Annotated[
 ]
 MaxContext = Annotated[
     int | None,
-    typer.Option("--max-context", min=1, help="Tokens the model may be given (default: its language model's context)."),
+    option("--max-context", min=1, help="Tokens the model may be given (default: its language model's context)."),
 ]
 Fit = Annotated[
     str,
-    typer.Option(
+    option(
         "--fit",
         help="A request over the context: drop (frames first, then words of the text) or error (refused, "
         "recorded in problems.jsonl).",
     ),
 ]
 LogPrompts = Annotated[
-    bool, typer.Option("--log-prompts", help="Write the exact prompt given to the model into each prediction row.")
+    bool, option("--log-prompts", help="Write the exact prompt given to the model into each prediction row.")
 ]
 # a model on a server (--model openai:NAME); runtime.json records what a run used
 Concurrency = Annotated[
     int,
-    typer.Option(
+    option(
         "--concurrency",
         min=1,
         help="Server calls in flight at once, a failed batch's retries too (at most --batch-size are, so raise "
@@ -112,7 +117,7 @@ Concurrency = Annotated[
 ]
 RequestTimeout = Annotated[
     float,
-    typer.Option(
+    option(
         "--request-timeout",
         min=0.01,
         help="Seconds a server call may take, its whole answer read, before it is retried.",
@@ -120,7 +125,7 @@ RequestTimeout = Annotated[
 ]
 Retries = Annotated[
     int,
-    typer.Option(
+    option(
         "--retries",
         min=0,
         help="Retries of an item in all when its calls time out, cannot connect or get 408/409/429/5xx "
@@ -130,7 +135,7 @@ Retries = Annotated[
 ]
 Deadline = Annotated[
     float | None,
-    typer.Option(
+    option(
         "--deadline",
         min=0.01,
         help="Seconds of wall time for all the run's server calls; once passed, the items left are recorded as "
@@ -139,7 +144,7 @@ Deadline = Annotated[
 ]
 MaxResponseBytes = Annotated[
     int,
-    typer.Option(
+    option(
         "--max-response-bytes",
         min=1,
         help=f"Longest answer read from the server, in bytes ({MAX_RESPONSE_BYTES // 2**20} MiB by default: prompt "
@@ -242,3 +247,15 @@ def template_file(path: Path | None) -> tuple[str | None, str | None]:
     except OSError as err:
         raise UsageError(f"--chat-template {path}: cannot read the file ({err.strerror})") from None
     return str(path.resolve()), hashlib.sha256(data).hexdigest()
+
+
+def task_list(value: str, data: str, suite: str = "mmsoc") -> tuple[str, ...]:
+    """The task ids ``--task`` names in ``suite``, less those ``--data sample`` has no sample of (said in a note)."""
+    from mmsoc.core.cli import note
+    from mmsoc.tasks import parse_task_list
+    from mmsoc.tasks.data.load import tasks_for_data
+
+    tasks, left_out = tasks_for_data(parse_task_list(value, suite), data)
+    if left_out:
+        note(left_out)
+    return tasks

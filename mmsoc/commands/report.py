@@ -1,4 +1,5 @@
-"""``mmsoc report``: JSON, Markdown and self-contained HTML reports over run folders."""
+"""``mmsoc report`` (and ``desiq report``, the same command): JSON, Markdown and self-contained HTML reports
+over run folders."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from mmsoc.core.cli import MinClusters, commands, note
+from mmsoc.core.cli import commands, note
+from mmsoc.core.options import MinClusters, Progress, Seed, option
 from mmsoc.metrics.verdict import MIN_CLUSTERS
 
 app = commands()
@@ -20,44 +22,40 @@ def report(
         "predictions.jsonl), 'desiq eval' runs (metrics.json) and "
         "'mmsoc arena rate' folders (ratings.json), in any mix.",
     ),
-    out: Path = typer.Option(..., "--out", help="Folder for report.json, report.md and report.html."),
-    bootstrap: int = typer.Option(1000, "--bootstrap", min=1, help="Bootstrap replicates for the intervals."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap resampling."),
-    text_encoder: str = typer.Option(
+    out: Path = option(..., "--out", help="Folder for report.json, report.md and report.html."),
+    bootstrap: int = option(1000, "--bootstrap", min=1, help="Bootstrap replicates for the intervals."),
+    seed: Seed = 0,
+    text_encoder: str = option(
         "default",
         "--text-encoder",
         help="Sentence-transformers model id or folder "
         "for BERTScore and embedding similarity (default: the bundled all-MiniLM-L6-v2).",
     ),
-    no_embeddings: bool = typer.Option(False, "--no-embeddings", help="Skip BERTScore and embedding similarity."),
-    open_page: bool = typer.Option(
+    fast_metrics: bool = option(False, "--fast-metrics"),
+    open_page: bool = option(
         False,
         "--open",
         help="Open report.html in the web browser (Python's webbrowser: "
         "the BROWSER environment variable, else the system's default).",
     ),
     min_clusters: MinClusters = MIN_CLUSTERS,
+    progress: Progress = True,
 ) -> None:
     """Recompute metrics from each run's predictions and write a summary, per-task figures and tables, intervals,
     comparisons, desiq-eval conditions and arena ratings."""
     import webbrowser
 
-    from rich.markup import escape
-    from rich.progress import Progress
-
     from mmsoc.report import ReportSettings, write_report
 
     settings = ReportSettings(
-        n_boot=bootstrap, seed=seed, text_encoder=text_encoder, fast=no_embeddings, min_clusters=min_clusters
+        n_boot=bootstrap,
+        seed=seed,
+        text_encoder=text_encoder,
+        fast=fast_metrics,
+        min_clusters=min_clusters,
+        progress=progress,
     )
-    with Progress(transient=True) as progress:
-        bar = progress.add_task("scoring", total=None)
-        result = write_report(
-            run_dirs,
-            out,
-            settings,
-            advance=lambda what: progress.update(bar, advance=1, description=f"scoring {escape(what)}"),
-        )
+    result = write_report(run_dirs, out, settings)
     page = (out / "report.html").resolve()
     data = result.data
     typer.echo(

@@ -8,62 +8,60 @@ from typing import Any, Optional
 import typer
 
 from mmsoc.core.cli import commands
+from mmsoc.core.options import Progress, Seed, option
+from mmsoc.runners.console import values_line
+from mmsoc.tasks.prediction_files import prediction_format_help
 
 app = commands()
 
 
 @app.command()
 def score(
-    predictions: Path = typer.Option(
+    predictions: Path = option(
         ...,
         "--predictions",
         help="The predictions: for --format rows a JSONL or CSV "
         "file with id, prediction and reference per row (tagging: a list or a "
         "comma-separated string); see --format for the others.",
     ),
-    out: Path = typer.Option(
+    out: Path = option(
         ...,
         "--out",
         help="Folder for metrics.json, score_info.json (how they were computed, "
         "intervals, skipped rows) and, for a suite's files, averages.json.",
     ),
-    task: Optional[str] = typer.Option(None, "--task", help="Task id (see 'mmsoc tasks'); needed by --format rows."),
-    format: str = typer.Option(
-        "rows",
-        "--format",
-        help="rows (default), socket-tsv (a SocKET predict.py TSV, "
-        "several tasks) or supertweeteval-lines (one prediction per line, a file or a folder "
-        "of files named after their tasks).",
-    ),
-    data: Optional[str] = typer.Option(
+    task: Optional[str] = option(None, "--task", help="Task id (see 'mmsoc tasks'); needed by --format rows."),
+    format: str = option("rows", "--format", help=prediction_format_help()),
+    data: Optional[str] = option(
         None,
         "--data",
         help="Where the gold values are, for files of predictions "
         "only (supertweeteval-lines): a folder in the suite's layout or 'sample'.",
     ),
-    parser: str = typer.Option(
+    parser: str = option(
         "official",
-        "--parser",
+        "--parse",
         help="Suite formats: read answers as the suite's official "
         "script does (official) or with the lenient reader (lenient).",
     ),
-    penalize_missing: bool = typer.Option(
+    penalize_missing: bool = option(
         False,
         "--penalize-missing",
         help="socket-tsv: replace each missing answer "
         "by a seeded random wrong class (regression: 0) instead of dropping it.",
     ),
-    text_encoder: str = typer.Option(
+    text_encoder: str = option(
         "default",
         "--text-encoder",
         help="Sentence-transformers model id or folder "
         "for BERTScore and embedding similarity (default: the bundled all-MiniLM-L6-v2).",
     ),
-    no_embeddings: bool = typer.Option(False, "--no-embeddings", help="Skip BERTScore and embedding similarity."),
-    bootstrap: int = typer.Option(
+    fast_metrics: bool = option(False, "--fast-metrics"),
+    bootstrap: int = option(
         1000, "--bootstrap", min=0, help="Bootstrap replicates for the 95% intervals in score_info.json (0: none)."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap resampling."),
+    seed: Seed = 0,
+    progress: Progress = True,
 ) -> None:
     """Score a predictions file and write OUT/metrics.json and OUT/score_info.json.
 
@@ -74,18 +72,20 @@ def score(
     averages.json the suite's means (SocKET Table 2, the SuperTweetEval unified mean).
     """
     from mmsoc.core.io import write_json
+    from mmsoc.core.progress import track
     from mmsoc.report import json_safe
     from mmsoc.tasks.prediction_files import FORMATS, PARSERS, ScoreRequest
     from mmsoc.tasks.registry import short_name
 
     if parser not in PARSERS:
-        raise typer.BadParameter(f"choose one of {', '.join(PARSERS)}", param_hint="--parser")
+        raise typer.BadParameter(f"choose one of {', '.join(PARSERS)}", param_hint="--parse")
     chosen = FORMATS.get(format)
     request = ScoreRequest(predictions, task, data, parser, penalize_missing)
     chosen.check(request)
     rows = chosen.read(request)
     scored = {
-        name: _score_task(name, part, text_encoder, no_embeddings, bootstrap, seed) for name, part in rows.items()
+        name: _score_task(name, part, text_encoder, fast_metrics, bootstrap, seed)
+        for name, part in track(rows.items(), "score: scoring each task", enabled=progress)
     }
     if chosen.view is None:
         ((name, (metrics, info)),) = scored.items()
@@ -112,7 +112,7 @@ def score(
         ),
     )
     for name, entry in entries.items():
-        typer.echo(f"{short_name(name)}: {_values(entry)}")
+        typer.echo(f"{short_name(name)}: {values_line(entry, scored[name][1].get('intervals', {}).get('values'))}")
     typer.echo("averages: " + " ".join(f"{key}={value}" for key, value in json_safe(summary).items()))
     merged = {
         "methods": {k: v for _, info in scored.values() for k, v in info["methods"].items()},
@@ -174,11 +174,11 @@ def _echo(skipped: list[str], metrics: dict | None, info: dict[str, Any], notes:
     for note in notes:
         typer.echo(f"note: {note}", err=True)
     if metrics is not None:
-        typer.echo(_values(metrics))
+        typer.echo(values_line(metrics, info.get("intervals", {}).get("values")))
         if "per_dataset" in info:
             typer.echo(f"(mean over the datasets {', '.join(info['per_dataset'])})")
             for name, values in info["per_dataset"].items():
-                typer.echo(f"{name}: {_values(values)}")
+                typer.echo(f"{name}: {values_line(values)}")
     typer.echo("how each metric was computed:")
     for key, method in info["methods"].items():
         typer.echo(f"  {key}: {method}")
@@ -186,7 +186,3 @@ def _echo(skipped: list[str], metrics: dict | None, info: dict[str, Any], notes:
     notes = {key: value for part in parts for key, value in part.items() if isinstance(value, str)}
     for key, value in notes.items():
         typer.echo(f"  note, {key}: {value}")
-
-
-def _values(metrics: dict) -> str:
-    return " ".join(f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}" for k, v in metrics.items())

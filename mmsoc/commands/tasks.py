@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
+from mmsoc.commands import options
 from mmsoc.core.cli import commands
 
 app = commands()
@@ -13,30 +12,30 @@ MAX_LABELS = 6
 
 
 @app.command("tasks")
-def tasks(suite: str = typer.Option("mmsoc", "--suite", help="mmsoc, socket or supertweeteval.")) -> None:
+def tasks(suite: options.Suite = "mmsoc") -> None:
     """List a suite's tasks: name, type (kind), category, labels, headline metric and every metric reported."""
     from rich.console import Console
-    from rich.table import Table
 
     from mmsoc.metrics.registry import metric_keys
+    from mmsoc.runners.console import print_whole
     from mmsoc.tasks import get_task, kind_of, task_ids
     from mmsoc.tasks.registry import short_name
 
     specs = [get_task(task) for task in task_ids(suite)]
-    table = Table(title=f"{suite} tasks ({len(specs)})")
-    table.add_column("task", no_wrap=True)
-    for name in ("dataset", "type", "category", "labels", "headline", "metrics"):
-        table.add_column(name)
+    rows = []
     for spec in specs:
         kind = kind_of(spec)
         labels = ", ".join(spec.labels) if len(spec.labels) <= MAX_LABELS else f"{len(spec.labels)} labels"
-        table.add_row(
-            short_name(spec.id),
-            spec.dataset,
-            getattr(kind, "task_type", spec.kind),
-            spec.category or "-",
-            labels or "-",
-            spec.headline,
-            ", ".join(metric_keys(spec.kind)),
+        rows.append(
+            (
+                short_name(spec.id),
+                spec.dataset,
+                getattr(kind, "task_type", spec.kind),
+                spec.category or "-",
+                labels or "-",
+                spec.headline,
+                ", ".join(metric_keys(spec.kind)),
+            )
         )
-    Console(width=200).print(table)
+    headers = ("task", "dataset", "type", "category", "labels", "headline", "metrics")
+    print_whole(headers, rows, Console(width=200), title=f"{suite} tasks ({len(specs)})")

@@ -2,8 +2,10 @@
 
 Conventions of every command: ``--data`` names a dataset (a folder in the suite's layout, a single
 file where the command reads one, or ``sample`` for the embedded sample); ``--out`` is where results
-go; results and tables are printed to stdout, progress and notes ("wrote ...") to stderr. Bad input
-ends in one line ``error: ...`` on stderr and exit status 2, never a traceback.
+go; ``--config FILE`` gives any of a command's options from a YAML or JSON file (the command line
+wins); results and tables are printed to stdout, progress and notes ("wrote ...") to stderr. Bad input
+ends in one line ``error: ...`` on stderr and exit status 2, never a traceback. A command line in an
+old spelling (:mod:`mmsoc.core.spellings`) still runs, with a note, for one release.
 """
 
 from __future__ import annotations
@@ -12,11 +14,16 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
+from mmsoc.core.config_file import defaults_from, read_config
 from mmsoc.core.io import InputError, UsageError
+from mmsoc.core.options import option
+from mmsoc.core.spellings import rewrite
 from mmsoc.core.startup import quick_exit
 
 EXPECTED_ERRORS = (UsageError, InputError, OSError, KeyError, ValueError)
@@ -25,7 +32,14 @@ EXPECTED_ERRORS = (UsageError, InputError, OSError, KeyError, ValueError)
 
 def make_app(name: str, help: str, parts: Sequence[typer.Typer]) -> typer.Typer:
     """A typer app made of the commands of ``parts`` (each command module's own ``app``)."""
-    app = typer.Typer(name=name, help=help, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+    app = typer.Typer(
+        name=name,
+        help=help,
+        cls=AppGroup,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
 
     def root() -> None:
         # Weight-loading progress bars are noise on a command line (results go to stdout, notes to stderr).
@@ -39,9 +53,68 @@ def make_app(name: str, help: str, parts: Sequence[typer.Typer]) -> typer.Typer:
     return app
 
 
+class AppGroup(TyperGroup):
+    """An app's root: a command line in an old spelling is rewritten to the new one, with a note per
+    old spelling (:mod:`mmsoc.core.spellings`), before click parses it."""
+
+    def main(self, args: Sequence[str] | None = None, *rest: Any, **settings: Any) -> Any:
+        rewritten = rewrite(self.name or "", self, sys.argv[1:] if args is None else args)
+        for line in rewritten.notes:
+            typer.echo(line, err=True)
+        return super().main(rewritten.args, *rest, **settings)
+
+
+class ConfigCommand(TyperCommand):
+    """A command with ``--config FILE`` (:mod:`mmsoc.core.config_file`) besides its own options."""
+
+    def __init__(self, *args: Any, **settings: Any) -> None:
+        super().__init__(*args, **settings)
+        self.params.append(_config_option())
+
+
+def _read_config_file(ctx: typer.Context, value: Path | None) -> None:
+    """The ``--config`` callback (eager, so it runs before every other parameter takes its value): the
+    file's values become the parameters' defaults, and the command line still wins."""
+    if value is None or ctx.resilient_parsing:
+        return
+    assert isinstance(ctx.command, TyperCommand)
+    try:
+        defaults = defaults_from(value, ctx.command, read_config(value))
+    except EXPECTED_ERRORS as err:
+        typer.echo(f"error: {error_message(err)}", err=True)
+        raise typer.Exit(2) from None
+    ctx.default_map = {**(ctx.default_map or {}), **defaults}
+
+
+@functools.cache
+def _config_option() -> TyperOption:
+    """The ``--config`` option, as typer builds it (so help and errors look like every other option's)."""
+    probe = typer.Typer(add_completion=False)
+
+    @probe.command()
+    def options(
+        config: Annotated[
+            Path | None,
+            option(
+                "--config",
+                metavar="FILE",
+                is_eager=True,
+                expose_value=False,
+                callback=_read_config_file,
+            ),
+        ] = None,
+    ) -> None:
+        """Only here to have typer build the option."""
+
+    (config,) = typer.main.get_command(probe).params
+    assert isinstance(config, TyperOption)
+    return config
+
+
 def _guard(app: typer.Typer) -> None:
-    """Wrap every command of ``app`` (and of its sub-apps) in the error policy."""
+    """Wrap every command of ``app`` (and of its sub-apps) in the error policy, and give it ``--config``."""
     for command in app.registered_commands:
+        command.cls = ConfigCommand if command.cls in (None, TyperCommand) else command.cls
         if command.callback is not None and not hasattr(command.callback, "__guarded__"):
             command.callback = _one_line_errors(command.callback)
     for group in app.registered_groups:
@@ -87,22 +160,3 @@ def run_cli(app: typer.Typer) -> None:
 def note(message: str) -> None:
     """A note for the user (progress, where files went): stderr, so stdout stays pipeable."""
     typer.echo(message, err=True)
-
-
-# Options shared by commands of both apps (typer copies an Annotated option per use).
-Seed = Annotated[int, typer.Option("--seed", help="Seed of every random choice (same seed, same bytes).")]
-Limit = Annotated[int | None, typer.Option("--limit", min=0, help="At most this many items per task.")]
-Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
-MinClusters = Annotated[
-    int,
-    typer.Option(
-        "--min-clusters",
-        min=1,
-        help="The fewest clusters (videos; items for MM-Soc tasks) an interval and a verdict are drawn from; "
-        "with fewer a row says it has too few to tell.",
-    ),
-]
-Device = Annotated[str, typer.Option("--device", help="Device (cpu, cuda, cuda:1, ...); auto = this process's.")]
-Dtype = Annotated[str, typer.Option("--dtype", help="Model weights dtype: float32, bfloat16, float16 or auto.")]
-Adapter = Annotated[str | None, typer.Option("--adapter", help="peft (LoRA) adapter folder applied to --model.")]
-BatchSize = Annotated[int, typer.Option("--batch-size", min=1, help="Requests per model call (never changes results).")]

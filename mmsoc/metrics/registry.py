@@ -1,20 +1,21 @@
 """One metric registry: every metric's key, direction, method and the task kinds that report it.
 
 Metrics are declared in groups (``mmsoc/metrics/catalog/<name>.py``, one module each, found by
-discovery): a group's metrics come from one computation over the same inputs (BLEU-1..4 from one
-pass of n-gram counts). A group computes per-item statistics (:class:`~mmsoc.metrics.stats.ItemStat`),
-so every value has a bootstrap interval. Catalog modules import nothing heavy at import time.
+discovery, and ``GROUP`` in plugin modules): a group's metrics come from one computation over the same
+inputs (BLEU-1..4 from one pass of n-gram counts). A group computes per-item statistics
+(:class:`~mmsoc.metrics.stats.ItemStat`), so every value has a bootstrap interval. Catalog modules import
+nothing heavy at import time.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from mmsoc.core.registry import Registry
+from mmsoc.core.registry import Registry, unknown_message
 from mmsoc.metrics.stats import ItemStat
 
 GroupResult = tuple[dict[str, ItemStat], dict[str, object]]
@@ -86,13 +87,23 @@ def find_metric(kind: str, key: str) -> Metric:
     for metric in metrics_for(kind):
         if metric.key == key:
             return metric
-    raise KeyError(f"task kind {kind!r} reports no metric {key!r}; it reports {', '.join(metric_keys(kind))}")
+    raise KeyError(unknown_message("metric", key, metric_keys(kind), f"of task kind {kind!r}"))
 
 
 def all_keys() -> list[str]:
     """Every metric key of every kind, in report order, once."""
-    groups = sorted((group for _, group in GROUPS.items()), key=lambda group: group.order)
-    return list(dict.fromkeys(metric.key for group in groups for metric in group.metrics))
+    return _keys(GROUPS.values())
+
+
+def _keys(groups: Iterable[MetricGroup]) -> list[str]:
+    ordered = sorted(groups, key=lambda group: group.order)
+    return list(dict.fromkeys(metric.key for group in ordered for metric in group.metrics))
+
+
+def metric_help() -> str:
+    """The help of an option naming metrics: every metric key (plugin groups too)."""
+    keys = _keys(group for _, group, _ in GROUPS.known())
+    return f"Metric keys: {', '.join(keys)} (`mmsoc list metrics` says which task kinds report each)."
 
 
 def lower_is_better() -> frozenset[str]:

@@ -1,7 +1,8 @@
-"""Model backends by name, found by discovery: each module of ``mmsoc.models.backends`` declares
-``MODEL`` (a :class:`ModelEntry`). A ``--model`` value is ``NAME`` or ``NAME:ARG`` for a registered
-backend (``random``, ``text-baseline:ID``); anything else is a transformers model id or folder for
-the ``hf`` backend. Backend modules import nothing heavy at import time."""
+"""Model backends by name, found by discovery: each module of ``mmsoc.models.backends`` (and each plugin
+module) declares ``MODEL`` (a :class:`ModelEntry`). A ``--model`` value is ``NAME`` or ``NAME:ARG`` for a
+registered backend (``random``, ``text-baseline:ID``); a value without ``:`` (or an existing path) is
+a transformers model id or folder for the ``hf`` backend; any other ``PREFIX:`` is an error naming the
+backends. Backend modules import nothing heavy at import time."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mmsoc.core.registry import Registry, load_target
+from mmsoc.core.io import UsageError
+from mmsoc.core.plugins import BUILT_IN
+from mmsoc.core.registry import Registry, load_target, unknown_message
 from mmsoc.core.startup import loading
 from mmsoc.models.backends.api_limits import MAX_RESPONSE_BYTES
 from mmsoc.models.base import Model
@@ -92,6 +95,16 @@ class ModelEntry:
     """Whether ``--adapter`` (a peft adapter) applies."""
     remote: bool = False
     """Whether the model is called on a server (``--api-base`` applies)."""
+    usage: str = ""
+    """How ``--model`` spells it, for help texts (default: the name; ``lm:ID``, ``openai:NAME``)."""
+    free_text: bool = True
+    """Whether it can answer any prompt in words (``desiq eval --answer generate``); False for a backend
+    whose answers come from an MM-Soc task's own labels (``random``), which in desiq only scores options."""
+
+    @property
+    def spelling(self) -> str:
+        """The ``--model`` spelling of this backend."""
+        return self.usage or self.name
 
 
 BACKENDS: Registry[ModelEntry] = Registry("model backend")
@@ -101,12 +114,15 @@ BACKENDS.discover(
 
 
 def resolve(model: str) -> tuple[ModelEntry, str]:
-    """(backend, its argument) for a ``--model`` value."""
+    """(backend, its argument) for a ``--model`` value; an unknown ``PREFIX:`` is a UsageError."""
     name, sep, arg = model.partition(":")
     if name in BACKENDS.names() and name != DEFAULT_BACKEND:
         return BACKENDS.get(name), arg
     if name == DEFAULT_BACKEND and sep:
         return BACKENDS.get(DEFAULT_BACKEND), arg
+    if sep and not Path(model).exists():
+        known = unknown_message("model backend", name, BACKENDS.names())
+        raise UsageError(f"--model {model}: {known} (a hub id or a folder takes no prefix)")
     return BACKENDS.get(DEFAULT_BACKEND), model
 
 
@@ -127,6 +143,8 @@ def make_model(model: str, options: ModelOptions = ModelOptions()) -> Model:
         return build(arg, options)  # type: ignore[operator]
 
 
-def describe() -> list[tuple[str, str]]:
-    """(name, description) of every backend, for help texts."""
-    return [(name, entry.description) for name, entry in BACKENDS.items()]
+def model_help() -> str:
+    """The ``--model`` help: every backend's spelling (plugins too), nothing heavy imported."""
+    known = BACKENDS.known()
+    spellings = [entry.spelling + ("" if origin == BUILT_IN else f" ({origin})") for _, entry, origin in known]
+    return f"The model: {', '.join(spellings)} (`mmsoc list models` describes each)."

@@ -6,7 +6,6 @@ metrics.json) and arena rating folders (ratings.json), side by side."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from pathlib import Path
 
 from mmsoc.core.io import write_json, write_text
@@ -45,13 +44,12 @@ def write_report(
     run_dirs: list[str | Path],
     out: str | Path,
     settings: ReportSettings,
-    advance: Callable[[str], None] = lambda _: None,
 ) -> Report:
     """Load the folders, build the report and write report.json, report.md and report.html into ``out``."""
     sources = load_sources(list(run_dirs))
     if not (sources.mmsoc or sources.desiq or sources.arena):
         raise ValueError("no run folder given")
-    report = build_report(sources.mmsoc, settings, advance)
+    report = build_report(sources.mmsoc, settings)
     add_sources(report.data, sources)
     report.data = json_safe(report.data)
     blocks = layout(report)

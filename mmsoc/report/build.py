@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.metrics import confusion_matrix
 
 from mmsoc import __version__
+from mmsoc.core.progress import steps, track
 from mmsoc.metrics.datasets import dataset_rows
 from mmsoc.metrics.labels import INVALID, canonical_label
 from mmsoc.metrics.registry import all_keys
@@ -25,7 +25,7 @@ from mmsoc.tasks.registry import TASKS
 @dataclass(frozen=True)
 class ReportSettings:
     """How intervals are drawn (from at least ``min_clusters`` items, or videos for desiq runs) and which
-    text encoder the embedding metrics use."""
+    text encoder the embedding metrics use; ``progress``: the scoring and bootstrap steps shown on stderr."""
 
     n_boot: int = 1000
     seed: int = 0
@@ -33,6 +33,7 @@ class ReportSettings:
     text_encoder: str | None = None
     fast: bool = False
     min_clusters: int = MIN_CLUSTERS
+    progress: bool = False
 
 
 @dataclass
@@ -71,22 +72,26 @@ class Report:
     lengths: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
 
 
-def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[str], None] = lambda _: None) -> Report:
+def build_report(runs: list[Run], settings: ReportSettings) -> Report:
     """Score every (run, task), then add intervals, confusion matrices, aggregates and comparisons."""
     order = {task: spec.order for task, spec in TASKS.items()}
     tasks = sorted({task for run in runs for task in run.rows}, key=lambda task: (order[task], task))
     if runs and not tasks:
         raise ValueError("no run has any prediction to score")
-    cells: dict[str, dict[str, Cell]] = {}
-    for task in tasks:
-        cells[task] = {}
-        for run in runs:
-            if task in run.rows:
-                advance(f"{run.name}: {task}")
-                cell = _score_cell(run, task, settings)
-                if cell is not None:
-                    cells[task][run.name] = cell
+    cells: dict[str, dict[str, Cell]] = {task: {} for task in tasks}
+    todo = [(run, task) for task in tasks for run in runs if task in run.rows]
+    with steps("report: scoring", total=len(todo), enabled=settings.progress) as bar:
+        for run, task in todo:
+            bar.describe(f"report: scoring {run.name}: {task}")
+            cell = _score_cell(run, task, settings)
+            if cell is not None:
+                cells[task][run.name] = cell
+            bar.advance()
     tasks = [task for task in tasks if cells[task]]
+    shown = track(tasks, f"report: {settings.n_boot} bootstrap replicates per metric", enabled=settings.progress)
+    entries = [
+        _task_entry(task, cells[task], settings, [r.name for r in runs if r.name not in cells[task]]) for task in shown
+    ]
     report = Report(
         {
             "generator": f"mmsoc {__version__}",
@@ -99,10 +104,7 @@ def build_report(runs: list[Run], settings: ReportSettings, advance: Callable[[s
                 "min_clusters": settings.min_clusters,
             },
             "runs": [_run_summary(run, tasks) for run in runs],
-            "tasks": [
-                _task_entry(task, cells[task], settings, [r.name for r in runs if r.name not in cells[task]])
-                for task in tasks
-            ],
+            "tasks": entries,
             "confusion": {
                 task: {name: _confusion(task, run_cell) for name, run_cell in cells[task].items()}
                 for task in tasks

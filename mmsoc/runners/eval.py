@@ -335,7 +335,7 @@ def _run(
                 "log_prompts": log_prompts,
             }
         )
-        metrics = summarize(rows, config.tasks, fast=fast_metrics)
+        metrics = summarize(rows, config.tasks, fast=fast_metrics, progress=progress)
         folder.write_metrics(metrics)
     state.wait_for_everyone()
     return metrics
@@ -361,13 +361,9 @@ def _model_runtime(model: Model | None) -> dict[str, Any] | None:
 
 def _progress(batches: Iterator[tuple[int, list]], total: int, show: bool) -> Iterator[list]:
     """Each batch's pairs; with ``show``, a bar of the ``total`` items advanced by each batch's items."""
-    if not show:
-        yield from (pairs for _, pairs in batches)
-        return
-    from rich.progress import Progress
+    from mmsoc.core.progress import steps
 
-    with Progress(transient=True) as bar:
-        task = bar.add_task("generating", total=total)
+    with steps("generating", total=total, enabled=show) as bar:
         for asked, pairs in batches:
             yield pairs
-            bar.advance(task, asked)
+            bar.advance(asked)

@@ -4,7 +4,10 @@ Per task: ``n``; ``success_rate``, the share of responses in the requested forma
 paper's success rate) and ``success_rate_lenient`` (an answer found by the lenient parser, which is
 what gets scored); ``metrics``. A task that pools datasets (OCR) is scored per dataset
 (``per_dataset``) and its ``metrics`` are the mean over those datasets (``averaged_over``), as the
-paper averages OCR over Hateful Memes and Memotion.
+paper averages OCR over Hateful Memes and Memotion. ``ci95`` holds the 95% interval of the headline metric
+(``{"macro_f1": [low, high]}``): a percentile bootstrap over items (``BOOTSTRAP`` replicates, seed 0, items
+resampled within each dataset of a pooled task, the seeds resampled too when there are several), absent
+where the metric has no per-item statistics.
 """
 
 from __future__ import annotations
@@ -15,62 +18,98 @@ from typing import Any
 
 import numpy as np
 
+BOOTSTRAP = 1000
+"""Replicates of the headline interval in metrics.json (``ci95``)."""
 
-def summarize(rows: Sequence[dict[str, Any]], tasks: Sequence[str], fast: bool = False) -> dict[str, dict[str, Any]]:
+
+def summarize(
+    rows: Sequence[dict[str, Any]], tasks: Sequence[str], fast: bool = False, progress: bool = False
+) -> dict[str, dict[str, Any]]:
     """Per task: {"n", "success_rate", "success_rate_lenient", "metrics", ...} from logged rows.
 
     Each seed is scored on its own (invalid responses scored as None, i.e. wrong); ``metrics`` is
     the mean over seeds, ``metrics_std`` their sample standard deviation (ddof=1, as reports use) and ``per_seed`` the
     single-seed scores (both only with more than one seed). Success rates pool all responses.
-    ``fast`` skips the model-based text metrics (BERTScore, embedding similarity).
+    ``fast`` skips the model-based text metrics (BERTScore, embedding similarity); ``progress`` shows a step
+    per task on stderr (``mmsoc.core.progress``).
     """
-    from mmsoc.metrics.datasets import dataset_rows
-    from mmsoc.tasks import get_task, score_task_averaged
-    from mmsoc.tasks.scoring import undefined_metrics
+    from mmsoc.core.progress import track
 
     by_task: dict[str, dict[Any, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         by_task[row["task"]][row["seed"]].append(row)
     summary: dict[str, dict[str, Any]] = {}
-    for task in tasks:
-        seeds = by_task.get(task)
-        if not seeds:
-            continue
-        scored: dict[Any, dict[str, float | int]] = {}
-        parts: dict[Any, dict[str, dict[str, float | int]]] = {}
-        for seed, group in seeds.items():
-            scored[seed], by_dataset = score_task_averaged(
-                task,
-                [r["parsed"] if r["valid"] else None for r in group],
-                [r["reference"] for r in group],
-                [str(r["id"]) for r in group],
-                fast=fast,
-            )
-            parts[seed] = {name: scores.metrics for name, scores in by_dataset.items() if name}
-        pooled = [r for group in seeds.values() for r in group]
-        entry: dict[str, Any] = {
-            "n": len({r["id"] for r in pooled}),
-            **_success(pooled),
-            "metrics": _mean(scored.values()),
-        }
-        if len(scored) > 1:
-            entry["metrics_std"] = _mean(scored.values(), _sample_std)
-            entry["per_seed"] = {str(seed): scored[seed] for seed in sorted(scored, key=str)}
-        rows_by_dataset = dataset_rows([str(r["id"]) for r in pooled], get_task(task).sources)
-        if rows_by_dataset:
-            entry["averaged_over"] = list(rows_by_dataset)
-            entry["per_dataset"] = {
-                name: {
-                    "n": len({pooled[i]["id"] for i in part}),
-                    **_success([pooled[i] for i in part]),
-                    "metrics": _mean(p[name] for p in parts.values() if name in p),
-                }
-                for name, part in rows_by_dataset.items()
-            }
-        if undefined_metrics(entry["metrics"]):
-            entry["undefined"] = undefined_metrics(entry["metrics"])
-        summary[task] = entry
+    for task in track(tasks, f"metrics of {len(tasks)} tasks", enabled=progress):
+        if by_task.get(task):
+            summary[task] = _task_entry(task, by_task[task], fast)
     return summary
+
+
+def _task_entry(task: str, seeds: dict[Any, list[dict[str, Any]]], fast: bool) -> dict[str, Any]:
+    """One task's entry of metrics.json from its rows per seed (see ``summarize``)."""
+    from mmsoc.metrics.datasets import dataset_rows
+    from mmsoc.tasks import get_task, score_task_averaged
+    from mmsoc.tasks.scoring import undefined_metrics
+
+    scored: dict[Any, dict[str, float | int]] = {}
+    parts: dict[Any, dict[str, dict[str, float | int]]] = {}
+    stats: dict[Any, dict[str, Any]] = {}
+    for seed, group in seeds.items():
+        scored[seed], by_dataset = score_task_averaged(
+            task,
+            [r["parsed"] if r["valid"] else None for r in group],
+            [r["reference"] for r in group],
+            [str(r["id"]) for r in group],
+            fast=fast,
+        )
+        parts[seed] = {name: scores.metrics for name, scores in by_dataset.items() if name}
+        stats[seed] = by_dataset
+    pooled = [r for group in seeds.values() for r in group]
+    entry: dict[str, Any] = {
+        "n": len({r["id"] for r in pooled}),
+        **_success(pooled),
+        "metrics": _mean(scored.values()),
+    }
+    if len(scored) > 1:
+        entry["metrics_std"] = _mean(scored.values(), _sample_std)
+        entry["per_seed"] = {str(seed): scored[seed] for seed in sorted(scored, key=str)}
+    rows_by_dataset = dataset_rows([str(r["id"]) for r in pooled], get_task(task).sources)
+    if rows_by_dataset:
+        entry["averaged_over"] = list(rows_by_dataset)
+        entry["per_dataset"] = {
+            name: {
+                "n": len({pooled[i]["id"] for i in part}),
+                **_success([pooled[i] for i in part]),
+                "metrics": _mean(p[name] for p in parts.values() if name in p),
+            }
+            for name, part in rows_by_dataset.items()
+        }
+    interval = headline_interval(get_task(task).headline, list(stats.values()))
+    if interval is not None:
+        entry["ci95"] = {get_task(task).headline: interval}
+    if undefined_metrics(entry["metrics"]):
+        entry["undefined"] = undefined_metrics(entry["metrics"])
+    return entry
+
+
+def headline_interval(headline: str, seeds: Sequence[dict[str, Any]], n_boot: int = BOOTSTRAP) -> list[float] | None:
+    """The 95% interval of ``headline`` from each seed's scores per dataset (``TaskScores`` by dataset name):
+    the same item resamples for every seed, the mean over datasets per replicate, the seeds resampled; None
+    without per-item statistics or when the seeds scored different numbers of items."""
+    from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
+
+    first = seeds[0]
+    sizes = {name: part.metrics["n"] for name, part in first.items()}
+    if any({name: part.metrics["n"] for name, part in s.items()} != sizes for s in seeds):
+        return None
+    if any(headline not in part.stats for s in seeds for part in s.values()):
+        return None
+    draws = {name: resample_counts(int(n), n_boot, 0) for name, n in sizes.items()}
+    per_seed = np.array(
+        [np.mean([replicate_values(s[name].stats[headline], draws[name]) for name in sizes], axis=0) for s in seeds]
+    )
+    low, high = percentile_interval(seed_mean_replicates(per_seed, n_boot, 0))
+    return [low, high] if np.isfinite(low) and np.isfinite(high) else None
 
 
 def success_rates(valid: Sequence[bool], strict: Sequence[bool | None]) -> dict[str, float | None]:

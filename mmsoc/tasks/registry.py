@@ -1,8 +1,11 @@
-"""Every task of every suite, found by discovery: a suite's modules declare ``TASKS`` (TaskSpec tuples)."""
+"""Every task of every suite, found by discovery: a suite's modules (and plugin modules) declare ``TASKS``
+(TaskSpec tuples). A plugin's tasks join the suite their ``TaskSpec.suite`` names, a new one if need be."""
 
 from __future__ import annotations
 
-from mmsoc.core.registry import Registry
+from collections.abc import Iterable
+
+from mmsoc.core.registry import Registry, unknown_message
 from mmsoc.tasks.kinds.base import TaskKind
 from mmsoc.tasks.spec import TaskSpec
 
@@ -12,8 +15,28 @@ names (``hate``); those of other suites are ``SUITE/NAME`` (``socket/sarc``), si
 (SocKET and SuperTweetEval both have ``tweet_emoji``)."""
 
 TASKS: Registry[TaskSpec] = Registry("task")
+
+
+def _collect(module: object) -> list[tuple[str, TaskSpec]]:
+    return [(spec.id, spec) for spec in getattr(module, "TASKS", ())]
+
+
 for _package in SUITES.values():
-    TASKS.discover(_package, lambda module: [(spec.id, spec) for spec in getattr(module, "TASKS", ())])
+    TASKS.discover(_package, _collect)
+
+
+def suites() -> tuple[str, ...]:
+    """Every suite: the built-in ones, then those only plugin tasks name."""
+    return _suites_of(TASKS.values())
+
+
+def _suites_of(specs: Iterable[TaskSpec]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys([*SUITES, *(spec.suite for spec in specs)]))
+
+
+def _check_suite(suite: str) -> None:
+    if suite not in suites():
+        raise KeyError(unknown_message("suite", suite, suites()))
 
 
 def get_task(task_id: str) -> TaskSpec:
@@ -29,8 +52,7 @@ def kind_of(task: str | TaskSpec) -> TaskKind:
 
 def task_ids(suite: str = "mmsoc") -> tuple[str, ...]:
     """A suite's task ids in its own order."""
-    if suite not in SUITES:
-        raise KeyError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")
+    _check_suite(suite)
     specs = [spec for _, spec in TASKS.items() if spec.suite == suite]
     return tuple(spec.id for spec in sorted(specs, key=lambda spec: spec.order))
 
@@ -39,12 +61,11 @@ def qualified(name: str, suite: str = "mmsoc") -> str:
     """The task id of ``name`` in ``suite``: ``sarc`` in ``socket`` is ``socket/sarc``; a full id stays.
 
     Raises ``KeyError`` naming an unknown task or one of another suite."""
-    if suite not in SUITES:
-        raise KeyError(f"unknown suite {suite!r}; known: {', '.join(SUITES)}")
+    _check_suite(suite)
     task = name if suite == "mmsoc" or name.startswith(f"{suite}/") else f"{suite}/{name}"
     if task not in TASKS:
-        names = ", ".join(short_name(t) for t in task_ids(suite))
-        raise KeyError(f"unknown task {name!r} in suite {suite!r}; known: {names}")
+        known = [short_name(t) for t in task_ids(suite)]
+        raise KeyError(unknown_message("task", name, known, f"in suite {suite!r}"))
     if get_task(task).suite != suite:
         raise KeyError(f"task {name!r} is not in suite {suite!r} (it is in {get_task(task).suite!r})")
     return task
@@ -65,3 +86,17 @@ def parse_task_list(value: str, suite: str = "mmsoc") -> tuple[str, ...]:
     if not tasks:
         raise ValueError("give at least one task")
     return tasks
+
+
+def task_help(suite: str | None = None) -> str:
+    """The ``--task`` help: the tasks of ``suite`` by name, or where to find them when no suite is fixed."""
+    specs = [spec for _, spec, _ in TASKS.known()]
+    if suite is None:
+        return f"Comma-separated task names, or all (suites: {', '.join(_suites_of(specs))}; `mmsoc list tasks`)."
+    names = ", ".join(short_name(s.id) for s in sorted((s for s in specs if s.suite == suite), key=lambda s: s.order))
+    return f"Comma-separated task names of {suite}, or all: {names}."
+
+
+def suite_help() -> str:
+    """The ``--suite`` help: every suite (plugin suites too)."""
+    return f"The suite: {', '.join(_suites_of(spec for _, spec, _ in TASKS.known()))}."

@@ -21,7 +21,7 @@ CODE = os.environ.get("MMSOC_FAULTS_CODE") or str(REPO)
 KILLPOINT = Path(__file__).with_name("killpoint.py")
 FINETUNE = [
     "finetune",
-    "--tasks",
+    "--task",
     "hate",
     "--limit",
     "4",

@@ -117,6 +117,7 @@ def test_a_vid_name_out_of_the_media_folder_is_masked_and_named(small_siq, tiny_
     model = tmp_path / "model"
     result = run(
         "desiq",
+        "fusion",
         "train",
         "--architecture",
         "ours",
@@ -161,7 +162,7 @@ def test_a_prediction_row_with_an_extra_column_is_skipped_and_named(scratch, cac
         str(path),
         "--out",
         str(tmp_path / "score"),
-        "--no-embeddings",
+        "--fast-metrics",
         "--bootstrap",
         "0",
         cwd=scratch,
@@ -183,7 +184,7 @@ def test_repeated_qids_are_kept_and_named(scratch, cache, tmp_path):
     source = _siq_file(tmp_path / "qa.json", rows)
     out = tmp_path / "out.json"
     result = run(
-        "desiq", "perturb", "--data", str(source), "--kind", "NCAQ", "--out", str(out), cwd=scratch, cache=cache
+        "desiq", "perturb", "--data", str(source), "--condition", "NCAQ", "--out", str(out), cwd=scratch, cache=cache
     )
     assert result.returncode == 0, result.stderr
     assert len(jsonl(out)) == 7
@@ -211,7 +212,7 @@ def test_siq_rows_that_would_lose_data_are_refused_and_named(change, where, scra
     source = _siq_file(tmp_path / "qa.json", rows)
     out = tmp_path / "out.json"
     result = run(
-        "desiq", "perturb", "--data", str(source), "--kind", "RIWI", "--out", str(out), cwd=scratch, cache=cache
+        "desiq", "perturb", "--data", str(source), "--condition", "RIWI", "--out", str(out), cwd=scratch, cache=cache
     )
     assert result.error_line().startswith(f"error: {source}, {where}")
     assert not out.exists()
@@ -232,7 +233,7 @@ def test_non_utf8_prediction_csv_names_file_and_line(scratch, cache, tmp_path):
         str(path),
         "--out",
         str(tmp_path / "score"),
-        "--no-embeddings",
+        "--fast-metrics",
         cwd=scratch,
         cache=cache,
     )
@@ -275,7 +276,7 @@ def test_non_utf8_social_iq_names_file_and_line(scratch, cache, tmp_path):
         "perturb",
         "--data",
         str(path),
-        "--kind",
+        "--condition",
         "NCAQ",
         "--out",
         str(tmp_path / "out.json"),

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.slow  # long end-to-end runs: `pytest -m slow`
 def _train(out: Path, seed: int, qa: Path, t5: Path, scratch: Path, cache: Path, kill: str | None = None):
     return run(
         "desiq",
+        "fusion",
         "train",
         "--architecture",
         "ours",
@@ -43,7 +44,7 @@ def _train(out: Path, seed: int, qa: Path, t5: Path, scratch: Path, cache: Path,
 
 
 def test_a_model_saved_over_another_is_the_old_or_the_new_never_a_mix(small_siq, tiny_t5, scratch, cache, tmp_path):
-    """Item 8: ``desiq train`` over an existing model, killed before each rename of its save. The folder then
+    """Item 8: ``desiq fusion train`` over an existing model, killed before each rename of its save. The folder then
     holds the old model with its metrics, or the new one with its metrics, file for file."""
     qa = small_siq / "qa" / "qa_train.json"
     for seed in (0, 1):

@@ -17,6 +17,7 @@ def test_desiq_train_default_frame_encoder(small_siq, tiny_t5, scratch, cache, t
     """The default ``--video-encoder ViT-B-32 --video-pretrained openai``."""
     result = run(
         "desiq",
+        "fusion",
         "train",
         "--architecture",
         "ours",
@@ -47,6 +48,7 @@ def test_desiq_train_default_frame_encoder(small_siq, tiny_t5, scratch, cache, t
         (
             "desiq",
             [
+                "fusion",
                 "train",
                 "--architecture",
                 "ours",
@@ -89,6 +91,7 @@ def test_desiq_train_default_frame_encoder(small_siq, tiny_t5, scratch, cache, t
         (
             "desiq",
             [
+                "fusion",
                 "train",
                 "--architecture",
                 "ours",
@@ -112,7 +115,7 @@ def test_desiq_train_default_frame_encoder(small_siq, tiny_t5, scratch, cache, t
         ),
         (
             "desiq",
-            ["train", "--data", "{qa}", "--inputs", "q+a", "--backbone", "{t5}", "--out", "{out}"],
+            ["fusion", "train", "--data", "{qa}", "--inputs", "q+a", "--backbone", "{t5}", "--out", "{out}"],
             f"text encoder '{TEXT_ENCODER}'",
             "--text-encoder FOLDER",
         ),
@@ -124,11 +127,11 @@ def test_desiq_train_default_frame_encoder(small_siq, tiny_t5, scratch, cache, t
         ),
     ],
     ids=[
-        "desiq train --backbone t5-small",
+        "desiq fusion train --backbone t5-small",
         "desiq probe t5 (default backbone)",
         "desiq probe --encoder hub id",
-        "desiq train --audio-encoder hub id",
-        "desiq train (paper: default text encoder)",
+        "desiq fusion train --audio-encoder hub id",
+        "desiq fusion train (paper: default text encoder)",
         "mmsoc eval --model hub id",
     ],
 )

@@ -101,7 +101,7 @@ def assets(tmp_path_factory, tiny_dirs, tiny_t5, small_siq, scratch, cache) -> A
             "finetune",
             "--model",
             tiny_dirs["llava"],
-            "--tasks",
+            "--task",
             "hate",
             "--limit",
             "2",
@@ -125,6 +125,7 @@ def assets(tmp_path_factory, tiny_dirs, tiny_t5, small_siq, scratch, cache) -> A
     _ok(
         run(
             "desiq",
+            "fusion",
             "train",
             "--architecture",
             "ours",
@@ -229,14 +230,14 @@ def commands(a: Assets, out: Path) -> dict[str, tuple[str, list[str]]]:
                 str(a.predictions),
                 "--out",
                 str(out / "score"),
-                "--no-embeddings",
+                "--fast-metrics",
                 "--bootstrap",
                 "0",
             ],
         ),
         "mmsoc report": (
             "mmsoc",
-            ["report", str(a.run_a), "--out", str(out / "report"), "--no-embeddings", "--bootstrap", "10"],
+            ["report", str(a.run_a), "--out", str(out / "report"), "--fast-metrics", "--bootstrap", "10"],
         ),
         "mmsoc data sample": ("mmsoc", ["data", "sample", "--out", str(out / "sample")]),
         "mmsoc finetune": (
@@ -245,7 +246,7 @@ def commands(a: Assets, out: Path) -> dict[str, tuple[str, list[str]]]:
                 "finetune",
                 "--model",
                 a.llava,
-                "--tasks",
+                "--task",
                 "hate",
                 "--limit",
                 "2",
@@ -350,7 +351,7 @@ def commands(a: Assets, out: Path) -> dict[str, tuple[str, list[str]]]:
         "desiq data sample": ("desiq", ["data", "sample", "--no-media", "--out", str(out / "siq")]),
         "desiq perturb": (
             "desiq",
-            ["perturb", "--data", str(a.qa_train), "--kind", "RIWI", "--out", str(out / "perturbed.json")],
+            ["perturb", "--data", str(a.qa_train), "--condition", "RIWI", "--out", str(out / "perturbed.json")],
         ),
         "desiq build": (
             "desiq",
@@ -372,9 +373,10 @@ def commands(a: Assets, out: Path) -> dict[str, tuple[str, list[str]]]:
                 str(out / "probe"),
             ],
         ),
-        "desiq train": (
+        "desiq fusion train": (
             "desiq",
             [
+                "fusion",
                 "train",
                 "--architecture",
                 "ours",
@@ -390,9 +392,9 @@ def commands(a: Assets, out: Path) -> dict[str, tuple[str, list[str]]]:
                 str(out / "model"),
             ],
         ),
-        "desiq evaluate": (
+        "desiq fusion eval": (
             "desiq",
-            ["evaluate", "--model", str(a.model), "--data", str(a.qa_val), "--out", str(out / "evaluated")],
+            ["fusion", "eval", "--model", str(a.model), "--data", str(a.qa_val), "--out", str(out / "evaluated")],
         ),
         "desiq cache clear": ("desiq", ["cache", "clear", "--cache-dir", str(out / "features")]),
     }
@@ -457,8 +459,8 @@ NAMES = (
     "desiq perturb",
     "desiq build",
     "desiq probe",
-    "desiq train",
-    "desiq evaluate",
+    "desiq fusion train",
+    "desiq fusion eval",
     "desiq cache clear",
 )
 CASES = [
@@ -483,11 +485,11 @@ def test_one_error_line_exit_2_and_no_temporaries(outcomes, condition, name):
 @pytest.mark.parametrize(
     "prog, args",
     [
-        ("desiq", ["perturb", "--data", "{qa}", "--kind", "RIWI", "--out", "{out}/perturbed.json"]),
+        ("desiq", ["perturb", "--data", "{qa}", "--condition", "RIWI", "--out", "{out}/perturbed.json"]),
         ("desiq", ["build", "--data", "{qa}", "--variant", "d", "--out", "{out}/built.json"]),
         (
             "mmsoc",
-            ["score", "--task", "hate", "--predictions", "{predictions}", "--out", "{out}/score", "--no-embeddings"],
+            ["score", "--task", "hate", "--predictions", "{predictions}", "--out", "{out}/score", "--fast-metrics"],
         ),
     ],
     ids=["desiq perturb", "desiq build", "mmsoc score"],

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow  # long end-to-end runs: `pytest -m slow`
 
 @pytest.mark.parametrize(
     "change, field",
-    [(("--tasks", "hate,humor"), "tasks"), (("--lr", "1e-3"), "learning_rate"), (("--lora-rank", "2"), "rank")],
+    [(("--task", "hate,humor"), "tasks"), (("--lr", "1e-3"), "learning_rate"), (("--lora-rank", "2"), "rank")],
     ids=["tasks", "learning rate", "lora rank"],
 )
 def test_resuming_with_another_configuration_is_refused(change, field, adapter, tiny_dirs, scratch, cache, tmp_path):

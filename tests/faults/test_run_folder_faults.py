@@ -125,6 +125,7 @@ def fusion_model(small_siq, tiny_t5, scratch, cache, tmp_path_factory) -> Path:
     model = tmp_path_factory.mktemp("fusion") / "model"
     result = run(
         "desiq",
+        "fusion",
         "train",
         "--architecture",
         "ours",
@@ -202,9 +203,9 @@ WRITERS = {
         ],
         "",
     ),
-    "desiq evaluate": lambda a: (
+    "desiq fusion eval": lambda a: (
         "desiq",
-        ["evaluate", "--model", str(a["model"]), "--data", a["qa_val"], "--batch-size", "1"],
+        ["fusion", "eval", "--model", str(a["model"]), "--data", a["qa_val"], "--batch-size", "1"],
         "",
     ),
     "arena judge": lambda a: (

@@ -95,7 +95,7 @@ def test_hostile_text_in_a_run_is_escaped_in_the_report(scratch, cache, tmp_path
         str(twin),
         "--out",
         str(tmp_path / "report"),
-        "--no-embeddings",
+        "--fast-metrics",
         "--bootstrap",
         "10",
         cwd=scratch,

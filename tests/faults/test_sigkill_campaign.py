@@ -84,6 +84,7 @@ def campaigns(tiny_dirs, tiny_t5, tiny_clip, small_siq) -> dict[str, Campaign]:
         "cache": Campaign(
             "desiq",
             lambda o: [
+                "fusion",
                 "train",
                 "--architecture",
                 "ours",
@@ -112,6 +113,7 @@ def campaigns(tiny_dirs, tiny_t5, tiny_clip, small_siq) -> dict[str, Campaign]:
         "train": Campaign(
             "desiq",
             lambda o: [
+                "fusion",
                 "train",
                 "--architecture",
                 "ours",
@@ -133,7 +135,7 @@ def campaigns(tiny_dirs, tiny_t5, tiny_clip, small_siq) -> dict[str, Campaign]:
                 "finetune",
                 "--model",
                 tiny_dirs["llava"],
-                "--tasks",
+                "--task",
                 "hate",
                 "--limit",
                 "8",

@@ -115,7 +115,7 @@ def test_ocr_rows_with_numbers_dicts_or_nan_are_skipped_and_recorded(tmp_path):
     ]
     path = tmp_path / "ocr.jsonl"
     path.write_text("\n".join(rows) + "\n")
-    result = _score("--task", "ocr", "--predictions", str(path), "--out", str(tmp_path / "out"), "--no-embeddings")
+    result = _score("--task", "ocr", "--predictions", str(path), "--out", str(tmp_path / "out"), "--fast-metrics")
     assert result.exit_code == 0, result.output
     metrics = _strict_json(tmp_path / "out/metrics.json")
     assert metrics["n"] == 2 and metrics["wer"] == 0.0 and metrics["macro_f1"] == 1.0
@@ -137,7 +137,7 @@ def test_ids_that_differ_only_in_spelling_stay_two_items_with_a_note(tmp_path):
         '{"id": 1, "prediction": "a b", "reference": "a b"}\n{"id": 1.0, "prediction": "a b", "reference": "a c"}\n'
         '{"id": "2", "prediction": "c", "reference": "c"}\n'
     )
-    result = _score("--task", "ocr", "--predictions", str(path), "--out", str(tmp_path / "out"), "--no-embeddings")
+    result = _score("--task", "ocr", "--predictions", str(path), "--out", str(tmp_path / "out"), "--fast-metrics")
     assert result.exit_code == 0, result.output
     assert _strict_json(tmp_path / "out/metrics.json")["n"] == 3
     notes = _strict_json(tmp_path / "out/score_info.json")["notes"]

@@ -169,6 +169,7 @@ MODEL = ModelEntry(
     "hf",
     "mmsoc.models.backends.hf:build",
     frozenset({"text", "image"}),
-    "any transformers image-text-to-text model (or video / audio multimodal LM): a hub id or a local folder",
+    "any transformers image-text-to-text model (or video / audio multimodal LM), run in this process",
     adapters=True,
+    usage="a hub id or a local folder (or hf:ID)",
 )

@@ -139,6 +139,7 @@ MODEL = ModelEntry(
     "lm",
     "mmsoc.models.backends.lm:build",
     frozenset({"text"}),
-    "'lm:ID_OR_DIR': any transformers text LM, causal or seq2seq (text suites; prompts as written, no chat template)",
+    "any transformers text LM, causal or seq2seq (text suites; prompts as written, no chat template)",
     adapters=True,
+    usage="lm:ID",
 )

@@ -394,7 +394,7 @@ MODEL = ModelEntry(
     "openai",
     "mmsoc.models.backends.openai:build",
     frozenset({"text", "image", "video"}),
-    "'openai:NAME' with --api-base URL: a model on an OpenAI-compatible server (vLLM, SGLang, "
-    "transformers serve); key from $MMSOC_API_KEY or $OPENAI_API_KEY",
+    "a model on an OpenAI-compatible server (vLLM, SGLang, transformers serve); key: $MMSOC_API_KEY or $OPENAI_API_KEY",
     remote=True,
+    usage="openai:NAME (with --api-base URL)",
 )

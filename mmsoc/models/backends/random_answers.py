@@ -45,4 +45,5 @@ MODEL = ModelEntry(
     "mmsoc.models.backends.random_answers:build",
     frozenset({"text"}),
     "a uniformly random allowed answer, seeded per item (the paper's random baseline)",
+    free_text=False,
 )

@@ -166,6 +166,7 @@ MODEL = ModelEntry(
     "text-baseline",
     "mmsoc.models.backends.text_baseline:build",
     frozenset({"text"}),
-    "the item's text alone: frozen MiniLM + logistic regression, or 'text-baseline:ID_OR_DIR' to "
-    "fine-tune that sequence classifier, trained on the data's train split",
+    "the item's text alone, trained on the data's train split: frozen MiniLM + logistic regression, or "
+    "the sequence classifier ID fine-tuned",
+    usage="text-baseline or text-baseline:ID",
 )

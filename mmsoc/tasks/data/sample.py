@@ -2,7 +2,8 @@
 
 Each dataset of the suite writes its own part (``Dataset.write_sample``), in ``sample_order``, from
 one random generator seeded with ``SEED``. Every dataset has ``train`` (``N_TRAIN`` items) and
-``test`` (``N_TEST`` items); the same code and Pillow version give the same bytes.
+``test`` (``N_TEST`` items); the same code and Pillow version give the same bytes. A dataset without a
+writer has no sample: its tasks are left out of ``--data sample`` (``sample_tasks``) with a note.
 """
 
 from __future__ import annotations
@@ -13,12 +14,15 @@ import random
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
+from mmsoc.core.io import UsageError
 from mmsoc.core.paths import cache_root
 from mmsoc.tasks.data import draw
 from mmsoc.tasks.data.dataset import Dataset, SampleContext
-from mmsoc.tasks.data.registry import suite_datasets
+from mmsoc.tasks.data.registry import DATASETS, suite_datasets
+from mmsoc.tasks.registry import get_task
 
 N_TRAIN, N_TEST = 40, 24
 SPLITS = (("train", N_TRAIN), ("test", N_TEST))
@@ -36,6 +40,24 @@ def ensure_sample(suite: str = "mmsoc") -> Path:
     if not path.is_dir():
         write_sample(path, suite=suite)
     return path
+
+
+def without_sample(task_id: str) -> list[str]:
+    """The datasets of a task that write no part of the embedded sample (none: the task has a sample)."""
+    return [name for name in get_task(task_id).sources if DATASETS.get(name).write_sample is None]
+
+
+def sample_tasks(tasks: Sequence[str]) -> tuple[tuple[str, ...], str | None]:
+    """(the tasks that have an embedded sample, in order; a one-line note naming those left out and why,
+    None when none is). None of them having one is a UsageError."""
+    missing = {task: without_sample(task) for task in tasks}
+    kept = tuple(task for task in tasks if not missing[task])
+    left = [f"{task} (dataset {', '.join(names)} writes no sample)" for task, names in missing.items() if names]
+    if not left:
+        return kept, None
+    if not kept:
+        raise UsageError(f"--data sample: no embedded sample for {', '.join(left)}; give a data folder or 'hub'")
+    return kept, f"note: --data sample: left out {len(left)} task(s) without an embedded sample: {', '.join(left)}"
 
 
 def write_sample(out: str | os.PathLike, overwrite: bool = False, suite: str = "mmsoc") -> Path:

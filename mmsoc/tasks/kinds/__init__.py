@@ -1,4 +1,5 @@
-"""Task kinds, one handler module each; every module declares ``KIND`` (see ``base.TaskKind``)."""
+"""Task kinds, one handler module each; every module (and a plugin module) declares ``KIND`` (see
+``base.TaskKind``)."""
 
 from __future__ import annotations
 

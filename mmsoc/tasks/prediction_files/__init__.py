@@ -1,9 +1,9 @@
 """Prediction files of other tools, scored by ``mmsoc score``: a registry of formats, one module each.
 
-Every module of this package declares ``FORMAT = PredictionFormat(...)``: its name (``--format``), how it
-reads a file (or folder) into scorable rows per task, and, for files of a whole suite, how each task's
-metrics are reported and averaged. The default, ``rows``, reads JSONL/CSV rows of (id, prediction,
-reference) for one task and writes flat metrics.
+Every module of this package (and a plugin module) declares ``FORMAT = PredictionFormat(...)``: its name
+(``--format``), how it reads a file (or folder) into scorable rows per task, and, for files of a whole
+suite, how each task's metrics are reported and averaged. The default, ``rows``, reads JSONL/CSV rows of
+(id, prediction, reference) for one task and writes flat metrics.
 """
 
 from __future__ import annotations
@@ -84,8 +84,15 @@ class PredictionFormat:
 FORMATS: Registry[PredictionFormat] = Registry("prediction format")
 FORMATS.discover(
     "mmsoc.tasks.prediction_files",
-    lambda module: [(module.FORMAT.name, module.FORMAT)] if hasattr(module, "FORMAT") else [],
+    lambda module: [(f.name, f) for f in [getattr(module, "FORMAT", None)] if isinstance(f, PredictionFormat)],
 )
+"""A plugin module's ``FORMAT`` joins when it is a ``PredictionFormat`` (an ``MCQAFormat`` goes to desiq)."""
+
+
+def prediction_format_help() -> str:
+    """The ``--format`` help of ``mmsoc score``: every prediction-file format (plugins too)."""
+    names = ", ".join(name for name, _, _ in FORMATS.known())
+    return f"Format of the predictions file: {names} (`mmsoc list formats` describes each)."
 
 
 def read_prediction_file(path: str | Path, task_id: str) -> PredictionFile:

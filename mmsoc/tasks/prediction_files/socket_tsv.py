@@ -14,7 +14,7 @@ One file per model, tab-separated as pandas writes it (quoted fields may span li
 
 metrics.json holds, per task, ``type`` and eval.py's metrics (``f1`` and ``hit_rate``; regression
 ``corr_original``, ``corr_score`` and ``hit_rate``) and ``n``: missing answers dropped, or with
-``--penalize-missing`` replaced by a seeded random wrong class (regression: 0); ``--parser lenient`` reads
+``--penalize-missing`` replaced by a seeded random wrong class (regression: 0); ``--parse lenient`` reads
 classification answers with the lenient reader; ``--task`` keeps one task of the file. averages.json holds the
 paper's Table 2 means.
 """

@@ -5,7 +5,7 @@ item i, as the official per-task scripts (``eval_scripts/<task>.py``) and the hu
 tasks (``tweet-qa.txt``, ``tweet_qa.txt``, ``flan-t5-base-tweet-qa.txt``...). The gold values come from the
 test split in ``--data`` (the hub layout, or ``sample``). Lines are the file split at ``\\n``; one empty
 last line (a final newline) is dropped; any other count than the number of test items is refused (the
-scripts would silently cut or misalign). Lines are read as the scripts read them (``--parser lenient``:
+scripts would silently cut or misalign). Lines are read as the scripts read them (``--parse lenient``:
 leniently), except that a line the task cannot score (a regression line ``nan`` or ``inf``, which the
 scripts hand to ``spearmanr`` and so make the whole task NaN) is left out and recorded. metrics.json
 holds, per task, the paper's metric and the script's where they differ; averages.json the unified mean

@@ -1,0 +1,124 @@
+"""``desiq list KIND``: the MCQA formats, probes, perturbations, conditions, prompts and models a desiq
+command can be given, each with one line on it and its origin (``built in`` or ``plugin DIST (module)``).
+
+Also the one-line help texts of the options that name them (importing nothing heavy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import typer
+
+from mmsoc.commands.listing import Row, model_rows, print_rows
+from mmsoc.core.cli import commands
+from mmsoc.core.io import UsageError
+from mmsoc.core.registry import unknown_message
+
+app = commands()
+
+
+def format_rows() -> list[Row]:
+    from desiq.formats import FORMATS
+
+    return [
+        Row(name, f.description + ("" if f.write else " (read only)"), FORMATS.origin(name))
+        for name, f in FORMATS.items()
+    ]
+
+
+def probe_rows() -> list[Row]:
+    from desiq.probes import PROBES
+
+    return [Row(name, entry.summary, PROBES.origin(name)) for name, entry in PROBES.items()]
+
+
+def perturbation_rows() -> list[Row]:
+    from desiq.perturbations import PERTURBATIONS
+
+    return [Row(name, p.change, PERTURBATIONS.origin(name)) for name, p in PERTURBATIONS.items()]
+
+
+def condition_description(condition: str) -> str:
+    """What a model is asked under ``condition`` (``desiq.llm.conditions``), in words."""
+    from desiq.llm.conditions import CIRCULAR, ORIGINAL, SPLIT_CONDITIONS
+    from desiq.perturbations import PERTURBATIONS, SPLITS
+
+    if condition == ORIGINAL:
+        return "the questions as released"
+    if condition == CIRCULAR:
+        return "every question under each rotation of its options; correct only when correct under all of them"
+    if condition in SPLIT_CONDITIONS:
+        split = SPLITS[SPLIT_CONDITIONS[condition]]
+        return f"the {split.name} split: {split.change}, partners from {split.scope.value.replace('-', ' ')}s"
+    return PERTURBATIONS[condition].change
+
+
+def condition_rows() -> list[Row]:
+    from desiq.llm.conditions import CONDITIONS
+    from desiq.perturbations import PERTURBATIONS
+
+    return [
+        Row(c, condition_description(c), PERTURBATIONS.origin(c) if c in PERTURBATIONS else "built in")
+        for c in CONDITIONS
+    ]
+
+
+def prompt_rows() -> list[Row]:
+    from desiq.llm.prompts import BUILTIN
+
+    return [
+        Row(name, f"options labelled {p.labels[0]}..{p.labels[-1]}, answered as {p.answer!r}")
+        for name, p in BUILTIN.items()
+    ]
+
+
+LISTS: dict[str, Callable[[], list[Row]]] = {
+    "formats": format_rows,
+    "probes": probe_rows,
+    "perturbations": perturbation_rows,
+    "conditions": condition_rows,
+    "prompts": prompt_rows,
+    "models": model_rows,
+}
+
+
+def mcqa_format_help() -> str:
+    """The ``--format`` help: every MCQA format (plugins too), and what ``auto`` does."""
+    from desiq.formats import FORMATS
+
+    names = ", ".join(name for name, _, _ in FORMATS.known())
+    return f"Format of the QA file: auto (by content), {names} (`desiq list formats`)."
+
+
+def out_format_help() -> str:
+    """The ``--out-format`` help: every MCQA format that can be written."""
+    from desiq.formats import FORMATS
+
+    writable = [name for name, f, _ in FORMATS.known() if f.write is not None]
+    return f"Format of the file written: {', '.join(writable)} (default: the input's, where --out's extension fits)."
+
+
+def condition_help() -> str:
+    """The ``--condition`` help of ``desiq eval``: every condition (plugin perturbations too)."""
+    from desiq.llm.conditions import CONDITIONS
+
+    return (
+        f"Comma-separated conditions: {', '.join(CONDITIONS)} (`desiq list conditions`); default: all (for "
+        "unlabelled questions, those that need no answer key)."
+    )
+
+
+def prompt_help() -> str:
+    """The ``--prompt`` help of ``desiq eval`` and ``desiq finetune``: the built-in prompts."""
+    from desiq.llm.prompts import BUILTIN, DEFAULT_PROMPT
+
+    return f"Prompt: {', '.join(BUILTIN)} or one of a --prompts file (default {DEFAULT_PROMPT}; `desiq list prompts`)."
+
+
+@app.command("list")
+def list_command(kind: str = typer.Argument(..., help=f"What to list: {', '.join(LISTS)}.", metavar="KIND")) -> None:
+    """List every name of one KIND (formats, probes, conditions, ...): its description and origin."""
+    if kind not in LISTS:
+        raise UsageError(unknown_message("list", kind, LISTS))
+    print_rows(LISTS[kind]())
