@@ -8,7 +8,8 @@ from mmsoc.core.cli import make_app, run_cli
 
 app = make_app(
     "mmsoc",
-    "Evaluate multimodal language models on the ten MM-Soc social-media tasks.",
+    "Evaluate multimodal language models on the ten MM-Soc social-media tasks (11 task ids: misinformation "
+    "detection runs on PolitiFact and GossipCop apart), and on SocKET and SuperTweetEval.",
     [tasks.app, data.app, eval_command.app, score.app, report.app, finetune.app, arena.app, misc.app, listing.app],
 )
 

@@ -95,7 +95,7 @@ def test_a_key_that_is_no_option_is_named_with_the_nearest_known_first(tmp_path)
 @pytest.mark.parametrize(
     ("name", "text", "wanted"),
     [
-        ("missing.yaml", None, "No such file"),
+        ("missing.yaml", None, "missing.yaml: no such file"),
         ("bad.yaml", "model: [random\n", "invalid YAML"),
         ("bad.json", '{"model": "random",}', "invalid JSON"),
         ("nan.json", '{"top_p": NaN}', "not standard JSON"),

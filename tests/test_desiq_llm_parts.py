@@ -105,7 +105,7 @@ def test_unlabelled_questions_take_only_conditions_without_answer_keys():
     with pytest.raises(ValueError, match="RIWI need answer keys"):
         parse_conditions("original,RIWI", labelled=False)
     assert {a.config for a in ask(items, ("original", "circular"))} == {"A4"}
-    with pytest.raises(ValueError, match="choose from"):
+    with pytest.raises(ValueError, match="nearest: original"):
         parse_conditions("origin", labelled=True)
 
 

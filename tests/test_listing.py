@@ -53,14 +53,34 @@ def test_models_give_their_model_option_spelling():
     assert list(listed(desiq_app, "models")) == list(models)
 
 
-def test_prompts_formats_and_metrics_are_listed_in_full():
-    assert list(listed(mmsoc_app, "prompts")) == ["mmsoc-v1", "socket-table8", "supertweeteval-appendix-c"]
-    assert list(listed(desiq_app, "prompts")) == ["siq2-challenge-v1", "mc-letter-v1"]
-    assert list(listed(mmsoc_app, "formats")) == ["rows", "socket-tsv", "supertweeteval-lines"]
-    assert listed(desiq_app, "formats")["siq1"][1].endswith("(read only)")
+def test_mmsoc_lists_the_prompts_and_formats_of_every_command_and_desiq_its_own():
+    prompts = listed(mmsoc_app, "prompts")
+    tasks = ["mmsoc-v1", "socket-table8", "supertweeteval-appendix-c"]
+    desiq = ["siq2-challenge-v1", "mc-letter-v1"]
+    assert list(prompts) == [*tasks, "arena-judge-v1", *desiq]
+    assert prompts["socket-table8"][1] == "mmsoc eval/finetune/self-improve --prompt: the prompts of 58 tasks of socket"
+    assert prompts["arena-judge-v1"][1].startswith("mmsoc arena judge --prompt: ")
+    assert prompts["mc-letter-v1"][1].startswith("desiq eval/finetune --prompt: options labelled A..J")
+    assert list(listed(desiq_app, "prompts")) == desiq
+    assert listed(desiq_app, "prompts")["mc-letter-v1"][1].startswith("options labelled A..J")
+    formats = listed(mmsoc_app, "formats")
+    assert list(formats) == ["rows", "socket-tsv", "supertweeteval-lines", "mcqa", "siq1", "siq2"]
+    assert formats["rows"][1].startswith("mmsoc score --format: ")
+    assert formats["siq1"][1].startswith("desiq ... --format: ") and formats["siq1"][1].endswith("(read only)")
+    assert list(listed(desiq_app, "formats")) == ["mcqa", "siq1", "siq2"]
+
+
+def test_each_metric_is_one_short_line_of_its_kinds_and_packages():
     metrics = listed(mmsoc_app, "metrics")
-    assert metrics["bleu4"][1].endswith("(kinds: ocr, generation)")
-    assert all(len(description) > 0 for _, description in metrics.values())
+    assert metrics["bleu4"][1] == "kinds: ocr, generation; packages: nltk"
+    assert metrics["wer"][1] == "kinds: ocr; packages: jiwer, rapidfuzz"
+    # macro_f1 comes from five groups: classification and multilabel labels (own code), ste_multilabel and
+    # token F1 (scikit-learn), ste_ner (seqeval)
+    assert metrics["macro_f1"][1] == (
+        "kinds: classification, ste_multilabel, ste_ner, multilabel, ocr; packages: scikit-learn, seqeval"
+    )
+    assert metrics["length"][1] == "kinds: generation; computed by mmsoc itself"
+    assert all(0 < len(description) <= 100 for _, description in metrics.values())
 
 
 @pytest.mark.parametrize("app", [mmsoc_app, desiq_app])

@@ -281,7 +281,11 @@ def evaluate(
     split: Split = None,
     condition: Annotated[
         OptionPerturbKind | None,
-        option("--condition", help="Perturb the options first (" + perturbation_help(option_only=True) + ")."),
+        option(
+            "--condition",
+            help="Perturb the options first (" + perturbation_help(option_only=True) + ").",
+            case_sensitive=False,
+        ),
     ] = None,
     seed: Seed = 0,
     batch_size: BatchSize = 16,

@@ -75,15 +75,7 @@ def _media(num_frames: int, fps: float | None, video_as: str | None, cache_dir: 
 
 @app.command("eval")
 def eval_command(
-    model: Annotated[
-        str,
-        option(
-            "--model",
-            help="transformers image-text-to-text, video or audio model "
-            "(hub id or folder), 'random', or 'openai:NAME' (NAME on "
-            "the OpenAI-compatible server at --api-base).",
-        ),
-    ],
+    model: flags.Model,
     data: Data,
     out: Annotated[
         Path,
@@ -268,7 +260,7 @@ def table_command(
 
 @app.command("finetune")
 def finetune_command(
-    model: Annotated[str, option("--model", help="Hub id or folder of the base model.")],
+    model: Annotated[str, option("--model", help="Hub id or folder (or hf:ID) of the base model.")],
     data: Data,
     out: Annotated[Path, option("--out", help="Adapter folder: peft adapter, train_log.jsonl, checkpoints/.")],
     inputs: Inputs = "q+a+t+v",

@@ -62,7 +62,7 @@ def data_sample(
 @app.command()
 def perturb(
     data: Data,
-    condition: Annotated[PerturbKind, option("--condition", help=perturbation_help())],
+    condition: Annotated[PerturbKind, option("--condition", help=perturbation_help(), case_sensitive=False)],
     out: Annotated[Path, option("--out", help=OUT_HELP)],
     split: Split = None,
     choices: Choices = "AK",
@@ -104,8 +104,9 @@ def build(
     format: Format = "auto",
     out_format: OutFormat = None,
 ) -> None:
-    """Build a DeSIQ split: every incorrect option becomes another question's correct answer (partners
-    from another group, or the same group: a video, a passage, the file's group column)."""
+    """Build a DeSIQ split: every incorrect option becomes another question's correct answer.
+
+    Partners come from another group, or the same group: a video, a passage, the file's group column."""
     from desiq.data import qa_data
     from desiq.formats import read_note
     from desiq.perturbations import SPLITS

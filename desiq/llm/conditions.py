@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 
 from desiq.perturbations import PERTURBATIONS
 from desiq.records import MCQAItem, configs, in_config
+from mmsoc.core.registry import nearest
 
 ORIGINAL, NCAQ, CIRCULAR = "original", "NCAQ", "circular"
 SPLIT_CONDITIONS = {"desiq_d": "d", "desiq_s": "s"}
@@ -57,9 +58,13 @@ def parse_conditions(text: str | None, labelled: bool) -> tuple[str, ...]:
         return CONDITIONS if labelled else UNLABELLED_CONDITIONS
     names = [n.strip() for n in text.split(",") if n.strip()]
     lookup = {c.lower(): c for c in CONDITIONS}
-    unknown = [n for n in names if n.lower() not in lookup]
-    if unknown or not names:
+    if not names:
         raise ValueError(f"--condition {text!r}: choose from {', '.join(CONDITIONS)} (comma-separated)")
+    for name in names:
+        if name.lower() not in lookup:
+            close = nearest(name, CONDITIONS)
+            hint = f"; nearest: {', '.join(close)}" if close else ""
+            raise ValueError(f"--condition {name!r}: unknown condition{hint}; known: {', '.join(CONDITIONS)}")
     chosen = {lookup[n.lower()] for n in names}
     if not labelled and chosen - set(UNLABELLED_CONDITIONS):
         raise ValueError(

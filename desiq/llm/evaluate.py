@@ -121,6 +121,18 @@ def write_conditions(asked: list, folder: Path) -> None:
         write_siq2(folder / name, items)
 
 
+def _check_backend(model: str, answer: str) -> None:
+    """Refuse, before any data is read, a backend that cannot answer a question the way ``answer`` asks."""
+    backend = resolve(model)[0]
+    if not (backend.scores or backend.free_text):
+        raise UsageError(
+            f"--model {model}: the {backend.name} backend can neither score a question's options nor write "
+            "an answer to it (it answers only an MM-Soc task's own labels)"
+        )
+    if answer == "generate" and not backend.free_text:
+        raise UsageError(f"the {backend.name} backend only scores options: use --answer loglik")
+
+
 def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptions()) -> dict[str, Any] | None:
     """Run (or resume) ``desiq eval``; the main process returns metrics.json (others None)."""
     from desiq.llm.metrics import context_totals, run_metrics
@@ -130,8 +142,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         raise UsageError(f"--answer {options.answer!r}: choose {' or '.join(ANSWER_MODES)}")
     if options.parse not in PARSE_RULES:
         raise UsageError(f"--parse {options.parse!r}: choose one of {', '.join(PARSE_RULES)}")
-    if options.answer == "generate" and not (backend := resolve(model)[0]).free_text:
-        raise UsageError(f"the {backend.name} backend only scores options: use --answer loglik")
+    _check_backend(model, options.answer)
     source = qa_data(
         data,
         options.split,

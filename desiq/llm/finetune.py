@@ -26,7 +26,7 @@ from mmsoc.core.io import UsageError
 from mmsoc.core.paths import file_sha256
 from mmsoc.media.base import MediaError
 from mmsoc.models.base import Audio, Video
-from mmsoc.models.registry import MediaSettings
+from mmsoc.models.registry import MediaSettings, checkpoint_of
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,7 @@ def finetune(
     model: str, data: Path, out: Path, options: FinetuneOptions, lora: tuple, train: dict, resume: bool = False
 ) -> Any:
     """Train the adapter into ``out``; the main process returns the TrainResult (others None)."""
+    checkpoint = checkpoint_of(model, "desiq finetune trains")  # before the training stack is imported
     from mmsoc.core.distributed import process_state
     from mmsoc.core.io import write_jsonl
     from mmsoc.models.inputs import ModelInputs
@@ -130,7 +131,8 @@ def finetune(
     reads, how, _ = model_media(model, options.media)
     builder = RequestBuilder(prompt, setting, source.media_root, reads)
     inputs = ModelInputs.from_files(
-        model, ModelOptions(media=options.media, chat_template=options.chat_template, max_context=options.max_context)
+        checkpoint,
+        ModelOptions(media=options.media, chat_template=options.chat_template, max_context=options.max_context),
     )
     table = read_explanations(options.explanations) if options.explanations else None
     pairs, problems, counts = training_items(items, builder, inputs, table, options.fit)
@@ -158,7 +160,7 @@ def finetune(
     }
     check_out_dir(out, resume, run_identity(lora_settings, settings, pairs, meta))  # before loading the model
     dtype = "bfloat16" if resolve_precision(settings.precision) == "bf16" else "float32"
-    base, processor, family = load_hf_model(model, dtype)
+    base, processor, family = load_hf_model(checkpoint, dtype)
 
     result = train_lora(
         base,

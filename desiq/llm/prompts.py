@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mmsoc.core.io import InputError
+from mmsoc.core.registry import unknown_message
 
 DEFAULT_PROMPT = "mc-letter-v1"
 
@@ -136,7 +137,7 @@ def load_prompts(path: str | os.PathLike | None = None) -> dict[str, PromptSpec]
 def get_prompt(name: str = DEFAULT_PROMPT, path: str | os.PathLike | None = None) -> PromptSpec:
     prompts = load_prompts(path)
     if name not in prompts:
-        raise KeyError(f"unknown prompt {name!r}; known: {', '.join(prompts)}")
+        raise KeyError(unknown_message("prompt", name, prompts))
     return prompts[name]
 
 

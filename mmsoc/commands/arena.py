@@ -68,8 +68,9 @@ def invite(
         "http://127.0.0.1:8000", "--url", help="Address annotators open the vote page at (printed in the links)."
     ),
 ) -> None:
-    """Invite annotators: print one secret link per name (stdout); only its sha256 is stored. Names are
-    NFKC-normalised and must differ when case-folded (Alice and alice are one name)."""
+    """Invite annotators: print one secret link per name (stdout); only its sha256 is stored.
+
+    Names are NFKC-normalised and must differ when case-folded (Alice and alice are one name)."""
     from mmsoc.arena.store import VoteStore
 
     tokens = VoteStore(db).invite(names)

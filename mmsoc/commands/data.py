@@ -38,8 +38,9 @@ def sample(out: SampleOut, overwrite: Overwrite = False) -> None:
 
 @data_app.command("check")
 def check(data: CheckData = "sample", split: Split = "test", task: Tasks = "all", limit: Limit = None) -> None:
-    """Load each task's split and report item counts and per-item problems (missing images, paths
-    outside the data folder, ...)."""
+    """Load each task's split and report item counts and per-item problems.
+
+    Problems are missing images, paths outside the data folder, ..."""
     from mmsoc.core.io import InputError, UsageError
     from mmsoc.runners.console import print_whole
     from mmsoc.tasks import parse_task_list

@@ -44,7 +44,7 @@ def _settings(greedy: bool, max_new_tokens: int, top_p: float, temperature: floa
 
 @app.command()
 def finetune(
-    model: str = option(..., "--model", help="Hub id or local folder of the image-text-to-text base model."),
+    model: str = option(..., "--model", help="Hub id or local folder (or hf:ID) of the image-text-to-text base model."),
     out: Path = option(..., "--out", help="Adapter folder: peft adapter, train_log.jsonl, checkpoints/."),
     tasks: str = option("all", "--task", help="`all` or comma-separated task ids, trained together."),
     data: str = options.DATA,
@@ -98,11 +98,13 @@ def finetune(
     text_length: options.TextLength = 128,
 ) -> None:
     """LoRA fine-tuning of MODEL on one or more tasks at once (answer tokens only carry the loss)."""
+    from mmsoc.models.registry import ModelOptions, checkpoint_of
+
+    checkpoint = checkpoint_of(model, "mmsoc finetune trains")  # before the training stack is imported
     from mmsoc.core.distributed import process_state
     from mmsoc.core.io import write_jsonl
     from mmsoc.models.inputs import ModelInputs
     from mmsoc.models.loading import check_attn_implementation, load_hf_model
-    from mmsoc.models.registry import ModelOptions
     from mmsoc.runners.finetune.data import build_training_set
     from mmsoc.runners.finetune.explanations import read_explanations
     from mmsoc.runners.finetune.lora import layer_names
@@ -134,7 +136,7 @@ def finetune(
     prompts = _prompts(task_ids, model, prompt_version, prompts_file)
     examples, problems = _load(task_ids, data, split, limit, text_length)
     table = read_explanations(explanations) if explanations else None
-    inputs = ModelInputs.from_files(model, ModelOptions())  # the prompts fitted as evaluation fits them
+    inputs = ModelInputs.from_files(checkpoint, ModelOptions())  # the prompts fitted as evaluation fits them
     training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table, counter_of(inputs))
     meta = {
         "tasks": list(task_ids),
@@ -156,7 +158,9 @@ def finetune(
     meta.update(dtype=weights, attn_implementation=attn_implementation)
     check_out_dir(out, resume, run_identity(lora, settings, training.items, meta))  # before loading the model
     state = process_state()
-    base, processor, family = load_hf_model(model, weights, device_map=spread, attn_implementation=attn_implementation)
+    base, processor, family = load_hf_model(
+        checkpoint, weights, device_map=spread, attn_implementation=attn_implementation
+    )
     result = train_lora(
         base, processor, family, training.items, out, lora, settings, resume=resume, meta=meta, progress=progress
     )
@@ -294,11 +298,16 @@ def self_improve(
 def merge_adapter_command(
     adapter: Path = option(..., "--adapter", help="peft adapter folder (from 'mmsoc finetune')."),
     out: Path = option(..., "--out", help="New folder for the standalone merged model."),
-    model: str | None = option(None, "--model", help="Base model (default: the one the adapter records)."),
+    model: str | None = option(
+        None, "--model", help="Base model: hub id or folder, or hf:ID (default: the one the adapter records)."
+    ),
     dtype: Dtype = "float32",
 ) -> None:
     """Fold a LoRA adapter into its base model and save a standalone model folder."""
+    from mmsoc.models.registry import checkpoint_of
+
+    base = checkpoint_of(model, "mmsoc merge-adapter merges an adapter into") if model is not None else None
     from mmsoc.runners.finetune.merge import merge_adapter
 
-    folder = merge_adapter(adapter, out, model, dtype)
+    folder = merge_adapter(adapter, out, base, dtype)
     typer.echo(f"merged model: {folder}")

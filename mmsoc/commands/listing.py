@@ -1,8 +1,10 @@
 """``mmsoc list KIND``: every name a user can choose, with one line on it and where it comes from.
 
 Each row is a name, a description and an origin (``built in`` or ``plugin DIST (module)``), printed to
-stdout as aligned plain text (name, origin, description), nothing cut. The desiq kinds (probes,
-perturbations, conditions) are listed by :mod:`desiq.commands.listing`.
+stdout as aligned plain text (name, origin, description), nothing cut. This is the complete listing:
+prompts and formats of every command (each description says which command and option take the name), and
+the desiq kinds (probes, perturbations, conditions) from :mod:`desiq.commands.listing`, which lists the
+desiq-only view.
 """
 
 from __future__ import annotations
@@ -91,29 +93,43 @@ def kind_rows() -> list[Row]:
 
 
 def metric_rows() -> list[Row]:
-    """One row per metric key: its method and the kinds that report it, from every group giving it."""
+    """One short row per metric key: the kinds that report it and the packages that compute it (each method in
+    full is in a report's "How each number was computed")."""
     from mmsoc.metrics.registry import GROUPS, all_keys
 
-    found: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {}
+    found: dict[str, list[tuple[str, tuple[str, ...], tuple[str, ...]]]] = {}
     for name, group in GROUPS.items():
         for metric in group.metrics:
-            found.setdefault(metric.key, []).append((GROUPS.origin(name), metric.method, group.kinds))
+            found.setdefault(metric.key, []).append((GROUPS.origin(name), group.kinds, metric.packages))
     rows = []
     for key in all_keys():
-        kinds = ", ".join(dict.fromkeys(kind for _, _, ks in found[key] for kind in ks))
-        methods = "; ".join(dict.fromkeys(method for _, method, _ in found[key]))
-        rows.append(Row(key, f"{methods} (kinds: {kinds})", joined(origin for origin, _, _ in found[key])))
+        kinds = ", ".join(dict.fromkeys(kind for _, ks, _ in found[key] for kind in ks))
+        packages = ", ".join(dict.fromkeys(package for _, _, ps in found[key] for package in ps))
+        computed = f"packages: {packages}" if packages else "computed by mmsoc itself"
+        rows.append(Row(key, f"kinds: {kinds}; {computed}", joined(origin for origin, _, _ in found[key])))
     return rows
 
 
 def format_rows() -> list[Row]:
+    """Both kinds of file format: prediction files (``mmsoc score --format``) and MCQA question files (the
+    ``--format`` of the desiq commands)."""
+    from desiq.commands import listing
     from mmsoc.tasks.prediction_files import FORMATS
 
-    return [Row(name, f.description, FORMATS.origin(name)) for name, f in FORMATS.items()]
+    own = [Row(name, f"mmsoc score --format: {f.description}", FORMATS.origin(name)) for name, f in FORMATS.items()]
+    return own + used_by("desiq ... --format", listing.format_rows())
+
+
+def used_by(option_words: str, rows: Iterable[Row]) -> list[Row]:
+    """``rows`` with the command and option that take each name put before its description."""
+    return [Row(row.name, f"{option_words}: {row.description}", row.origin) for row in rows]
 
 
 def prompt_rows() -> list[Row]:
-    """The prompt versions of the tasks, with the suites and number of tasks asked with each."""
+    """Every prompt by command: the task prompt versions (``mmsoc eval`` and fine-tuning, with the suites and
+    number of tasks asked with each), the arena judge prompts and the desiq prompts."""
+    from desiq.commands import listing
+    from mmsoc.arena.judge_prompts import LATEST, PROMPTS
     from mmsoc.tasks.registry import TASKS
 
     versions: dict[str, list[str]] = {}
@@ -122,8 +138,11 @@ def prompt_rows() -> list[Row]:
     rows = []
     for version, tasks in versions.items():
         suites = ", ".join(dict.fromkeys(TASKS.get(t).suite for t in tasks))
-        rows.append(Row(version, f"the prompts of {len(tasks)} tasks of {suites}", joined(map(TASKS.origin, tasks))))
-    return rows
+        what = f"mmsoc eval/finetune/self-improve --prompt: the prompts of {len(tasks)} tasks of {suites}"
+        rows.append(Row(version, what, joined(map(TASKS.origin, tasks))))
+    judge = "mmsoc arena judge --prompt: a pairwise verdict (A, B, tie, both bad) after a critique"
+    rows += [Row(version, judge + (" (the default)" if version == LATEST else "")) for version in PROMPTS]
+    return rows + used_by("desiq eval/finetune --prompt", listing.prompt_rows())
 
 
 def desiq_rows(kind: str) -> Callable[[], list[Row]]:

@@ -41,7 +41,9 @@ def report(
     min_clusters: MinClusters = MIN_CLUSTERS,
     progress: Progress = True,
 ) -> None:
-    """Recompute metrics from each run's predictions and write a summary, per-task figures and tables, intervals,
+    """Report on runs side by side: report.json, report.md and one offline report.html.
+
+    Metrics are recomputed from each run's predictions: a summary, per-task figures and tables, intervals,
     comparisons, desiq-eval conditions and arena ratings."""
     import webbrowser
 

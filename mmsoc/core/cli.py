@@ -10,19 +10,27 @@ old spelling (:mod:`mmsoc.core.spellings`) still runs, with a note, for one rele
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+# typer parses with the click it vendors (``typer.core`` imports ``typer._click``): its errors are these
+from typer._click import Context
+from typer._click.exceptions import BadParameter, MissingParameter, NoArgsIsHelpError, NoSuchOption
+from typer._click.exceptions import UsageError as ClickUsageError
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from mmsoc.core.config_file import defaults_from, read_config
 from mmsoc.core.io import InputError, UsageError
 from mmsoc.core.options import option
+from mmsoc.core.registry import nearest, unknown_message
 from mmsoc.core.spellings import rewrite
 from mmsoc.core.startup import quick_exit
 
@@ -55,13 +63,79 @@ def make_app(name: str, help: str, parts: Sequence[typer.Typer]) -> typer.Typer:
 
 class AppGroup(TyperGroup):
     """An app's root: a command line in an old spelling is rewritten to the new one, with a note per
-    old spelling (:mod:`mmsoc.core.spellings`), before click parses it."""
+    old spelling (:mod:`mmsoc.core.spellings`), before click parses it; a usage error (a bad value, a
+    missing or unknown option, of this group or of any command under it) is one line ``error: ...``."""
 
     def main(self, args: Sequence[str] | None = None, *rest: Any, **settings: Any) -> Any:
         rewritten = rewrite(self.name or "", self, sys.argv[1:] if args is None else args)
         for line in rewritten.notes:
             typer.echo(line, err=True)
         return super().main(rewritten.args, *rest, **settings)
+
+    def make_context(self, *args: Any, **extra: Any) -> Context:
+        with _one_line_usage_errors():
+            return super().make_context(*args, **extra)
+
+    def invoke(self, ctx: Context) -> Any:
+        with _one_line_usage_errors():
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _one_line_usage_errors() -> Iterator[None]:
+    try:
+        yield
+    except NoArgsIsHelpError:
+        raise
+    except ClickUsageError as err:
+        typer.echo(f"error: {usage_message(err)}", err=True)
+        raise typer.Exit(2) from None
+
+
+def usage_message(err: ClickUsageError) -> str:
+    """A click usage error as one line: the option, the value given, and what it takes (the nearest first)."""
+    if isinstance(err, MissingParameter):
+        choices = _choices(err.param)
+        kind = err.param_type or (err.param.param_type_name if err.param is not None else "parameter")
+        take = f"; choose {', '.join(choices)}" if choices else ""
+        return f"missing {kind} {_flag(err)}{take}" + (f" ({one_line(err.message)})" if err.message else "")
+    if isinstance(err, BadParameter):
+        value, choices = _given(err), _choices(err.param)
+        if value is not None and choices:
+            close = nearest(value, choices)
+            return f"{_flag(err)} {value!r}: choose {', '.join([*close, *(c for c in choices if c not in close)])}"
+        return f"{_flag(err)}{f' {value!r}' if value is not None else ''}: {one_line(err.message)}"
+    if isinstance(err, NoSuchOption) and err.ctx is not None:
+        params = err.ctx.command.get_params(err.ctx)
+        known = [opt for param in params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")]
+        return unknown_message("option", err.option_name, known, where=f"of {err.ctx.command_path}")
+    return one_line(err.format_message())
+
+
+def _flag(err: BadParameter) -> str:
+    """The option as typed (its long flag), or an argument's name."""
+    if err.param_hint is not None:
+        return err.param_hint if isinstance(err.param_hint, str) else " / ".join(err.param_hint)
+    if err.param is None:
+        return "value"
+    if err.param.param_type_name == "argument":
+        return (err.param.metavar or err.param.name or "argument").upper()
+    return max(err.param.opts, key=lambda opt: (opt.startswith("--"), len(opt)))
+
+
+def _choices(param: Any) -> list[str]:
+    """The values a choice option (an Enum or a Literal) takes, as typed; none for any other option."""
+    desc = getattr(param, "type_descriptor", None)
+    if desc is None or not desc.is_choice or desc.choices is None:
+        return []
+    return [str(c.value) if isinstance(c, Enum) else str(c) for c in desc.choices]
+
+
+def _given(err: BadParameter) -> str | None:
+    """The value typer could not convert (from the validation error behind ``err``), where it says."""
+    errors = getattr(err.__cause__, "errors", None)
+    found = errors()[0].get("input") if callable(errors) and errors() else None
+    return str(found) if isinstance(found, (str, int, float)) else None
 
 
 class ConfigCommand(TyperCommand):
@@ -142,7 +216,11 @@ def commands() -> typer.Typer:
 
 def error_message(err: BaseException) -> str:
     """The error as one line (a library's message over several lines is joined)."""
-    text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+    return one_line(str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err))
+
+
+def one_line(text: str) -> str:
+    """``text`` over several lines joined into one."""
     return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from typer.core import TyperArgument, TyperCommand, TyperOption
 
 from mmsoc.core import jsonvalues
-from mmsoc.core.io import InputError, read_text
+from mmsoc.core.io import InputError, UsageError, read_text
 
 Parameter = TyperOption | TyperArgument
 ONE_VALUE_HINT = " (several values of one option are comma-separated)"
@@ -28,13 +28,24 @@ def read_config(path: Path) -> dict[str, Any]:
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise InputError(path, f"a --config file is YAML (.yaml, .yml) or JSON (.json), not '{suffix or path.name}'")
-    text = read_text(path)
+    text = _read(path)
     data = _parse_yaml(path, text) if suffix != ".json" else _parse_json(path, text)
     if data is None:
         return {}
     if not isinstance(data, dict) or not all(isinstance(key, str) for key in data):
         raise InputError(path, "expected a mapping of option names to values")
     return data
+
+
+def _read(path: Path) -> str:
+    try:
+        return read_text(path)
+    except FileNotFoundError:
+        raise UsageError(f"--config {path}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"--config {path}: a folder, not a file") from None
+    except OSError as err:
+        raise UsageError(f"--config {path}: cannot read it ({err.strerror})") from None
 
 
 def _parse_yaml(path: Path, text: str) -> object:

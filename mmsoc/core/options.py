@@ -25,7 +25,7 @@ VOCABULARY: dict[str, str] = {
     "on the command line win",
     "--task": "Task id, comma-separated task ids, or `all`",
     "--suite": "The suite the tasks belong to",
-    "--limit": "At most this many items per task",
+    "--limit": "At most this many items per task (questions, in desiq)",
     "--model": "What answers: a backend (see `mmsoc list models`) or a model folder the command trained",
     "--adapter": "A peft (LoRA) adapter folder applied to --model",
     "--seed": "Seed of every random choice (same seed, same bytes)",

@@ -106,12 +106,6 @@ def metric_help() -> str:
     return f"Metric keys: {', '.join(keys)} (`mmsoc list metrics` says which task kinds report each)."
 
 
-def lower_is_better() -> frozenset[str]:
-    return frozenset(
-        metric.key for _, group in GROUPS.items() for metric in group.metrics if not metric.higher_is_better
-    )
-
-
 def run_groups(kind: str, data: Any, fast: bool = False) -> GroupResult:
     """Every group of ``kind`` on ``data``: merged statistics and notes."""
     stats: dict[str, ItemStat] = {}

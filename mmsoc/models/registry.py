@@ -1,11 +1,13 @@
 """Model backends by name, found by discovery: each module of ``mmsoc.models.backends`` (and each plugin
 module) declares ``MODEL`` (a :class:`ModelEntry`). A ``--model`` value is ``NAME`` or ``NAME:ARG`` for a
 registered backend (``random``, ``text-baseline:ID``); a value without ``:`` (or an existing path) is
-a transformers model id or folder for the ``hf`` backend; any other ``PREFIX:`` is an error naming the
-backends. Backend modules import nothing heavy at import time."""
+a transformers model id or folder for the ``hf`` backend, unless it is a near miss of a backend's name
+(``rando``); any other ``PREFIX:`` is an error naming the backends. Backend modules import nothing heavy
+at import time."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,9 @@ from mmsoc.models.backends.api_limits import MAX_RESPONSE_BYTES
 from mmsoc.models.base import Model
 
 DEFAULT_BACKEND = "hf"
+NEAR_MISS = 0.8
+"""How close (difflib ratio) a bare value must be to a backend's name to be taken for its misspelling: above
+``openai-gpt`` against ``openai`` (0.75), a hub id."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,12 @@ class ModelEntry:
     """How ``--model`` spells it, for help texts (default: the name; ``lm:ID``, ``openai:NAME``)."""
     free_text: bool = True
     """Whether it can answer any prompt in words (``desiq eval --answer generate``); False for a backend
-    whose answers come from an MM-Soc task's own labels (``random``), which in desiq only scores options."""
+    whose answers come from an MM-Soc task's own labels (``random``, ``text-baseline``)."""
+    scores: bool = True
+    """Whether it scores given answer options (``score_options``); False for ``text-baseline``, which only
+    answers an MM-Soc task's labels and so cannot answer a desiq question at all."""
+    checkpoint: bool = False
+    """Whether its argument is a transformers checkpoint that ``finetune`` and ``merge-adapter`` load (``hf``)."""
 
     @property
     def spelling(self) -> str:
@@ -114,7 +124,8 @@ BACKENDS.discover(
 
 
 def resolve(model: str) -> tuple[ModelEntry, str]:
-    """(backend, its argument) for a ``--model`` value; an unknown ``PREFIX:`` is a UsageError."""
+    """(backend, its argument) for a ``--model`` value; an unknown ``PREFIX:`` or a bare near miss of a
+    backend's name is a UsageError."""
     name, sep, arg = model.partition(":")
     if name in BACKENDS.names() and name != DEFAULT_BACKEND:
         return BACKENDS.get(name), arg
@@ -123,7 +134,32 @@ def resolve(model: str) -> tuple[ModelEntry, str]:
     if sep and not Path(model).exists():
         known = unknown_message("model backend", name, BACKENDS.names())
         raise UsageError(f"--model {model}: {known} (a hub id or a folder takes no prefix)")
+    close = _near_miss(model) if not sep and "/" not in model else []
+    if close and not Path(model).exists():
+        raise UsageError(
+            f"--model {model}: no backend or folder of that name; nearest backend: {close[0]} (a hub id is OWNER/NAME)"
+        )
     return BACKENDS.get(DEFAULT_BACKEND), model
+
+
+def _near_miss(model: str) -> list[str]:
+    """The backend name a bare value misspells, if any (``rando``: ``random``; never a hub id such as ``gpt2``)."""
+    named = [name for name in BACKENDS.names() if name != DEFAULT_BACKEND]
+    return difflib.get_close_matches(model.lower(), named, n=1, cutoff=NEAR_MISS)
+
+
+def checkpoint_of(model: str, does: str) -> str:
+    """The hub id or folder a ``--model`` value names for a command that loads a transformers checkpoint
+    itself (``does``: what it does with it, ``mmsoc finetune trains``); any other backend is a UsageError."""
+    entry, arg = resolve(model)
+    if not entry.checkpoint:
+        raise UsageError(
+            f"--model {model}: {does} a transformers checkpoint (a hub id or folder, or hf:ID), "
+            f"not the {entry.name} backend"
+        )
+    if not arg:
+        raise UsageError(f"--model {model}: name the checkpoint (a hub id or folder, or hf:ID)")
+    return arg
 
 
 def modalities(model: str) -> frozenset[str]:

@@ -4,7 +4,7 @@ A rich table squeezed into a narrow terminal cuts its cells with an ellipsis
 (``supertweeteval/tweet…``); these tables never do: the first column (the names) is as wide as its
 longest name and never wraps, and the other columns fold onto a second line when the terminal is too
 narrow. The intervals are the ones the run already wrote (``ci95`` of ``metrics.json``, see
-``mmsoc.runners.summary``); none is recomputed here.
+``mmsoc.runners.summary``, none from fewer than ten items); none is recomputed here.
 """
 
 from __future__ import annotations
@@ -75,13 +75,15 @@ def print_whole(
 
 def headline_text(headline: str, entry: dict[str, Any]) -> str:
     """``macro_f1 0.4321 [0.4012, 0.4655]`` (``± std`` over seeds where there are several), ``-`` when
-    the headline is undefined."""
+    the headline is undefined; in place of the interval, why there is none (``ci95_note``: too few items)."""
     value = entry["metrics"].get(headline)
     if value is None:
         return "-"
     spread = entry.get("metrics_std", {}).get(headline)
     shown = f"{headline} {value:.4f}" + (f" ± {spread:.4f}" if spread is not None else "")
-    interval = entry.get("ci95", {}).get(headline)
+    if entry.get("ci95_note"):
+        return f"{shown} ({entry['ci95_note']})"
+    interval = (entry.get("ci95") or {}).get(headline)
     return f"{shown} {interval_text(interval)}" if interval else shown
 
 

@@ -7,7 +7,9 @@ what gets scored); ``metrics``. A task that pools datasets (OCR) is scored per d
 paper averages OCR over Hateful Memes and Memotion. ``ci95`` holds the 95% interval of the headline metric
 (``{"macro_f1": [low, high]}``): a percentile bootstrap over items (``BOOTSTRAP`` replicates, seed 0, items
 resampled within each dataset of a pooled task, the seeds resampled too when there are several), absent
-where the metric has no per-item statistics.
+where the metric has no per-item statistics. From fewer than ``MIN_CLUSTERS`` items there is no interval
+(``mmsoc.metrics.verdict``): ``ci95`` is null and ``ci95_note`` says why (``too few items for an interval (2
+items), at least 10 needed``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from mmsoc.metrics.verdict import MIN_CLUSTERS, count, enough
 
 BOOTSTRAP = 1000
 """Replicates of the headline interval in metrics.json (``ci95``)."""
@@ -84,12 +88,24 @@ def _task_entry(task: str, seeds: dict[Any, list[dict[str, Any]]], fast: bool) -
             }
             for name, part in rows_by_dataset.items()
         }
-    interval = headline_interval(get_task(task).headline, list(stats.values()))
-    if interval is not None:
-        entry["ci95"] = {get_task(task).headline: interval}
+    entry.update(_interval_entry(get_task(task).headline, list(stats.values()), entry["n"]))
     if undefined_metrics(entry["metrics"]):
         entry["undefined"] = undefined_metrics(entry["metrics"])
     return entry
+
+
+def too_few_items(n: int, minimum: int = MIN_CLUSTERS) -> str:
+    """Why a task of ``n`` items has no interval, in the words of ``mmsoc.metrics.verdict``."""
+    return f"too few items for an interval ({count(n, 'items')}), at least {minimum} needed"
+
+
+def _interval_entry(headline: str, seeds: Sequence[dict[str, Any]], n: int) -> dict[str, Any]:
+    """``ci95`` of the headline from at least ``MIN_CLUSTERS`` items; below that a null ``ci95`` and its
+    ``ci95_note``; nothing without per-item statistics."""
+    if not enough(n):
+        return {"ci95": None, "ci95_note": too_few_items(n)}
+    interval = headline_interval(headline, seeds)
+    return {} if interval is None else {"ci95": {headline: interval}}
 
 
 def headline_interval(headline: str, seeds: Sequence[dict[str, Any]], n_boot: int = BOOTSTRAP) -> list[float] | None:
@@ -116,7 +132,7 @@ def success_rates(valid: Sequence[bool], strict: Sequence[bool | None]) -> dict[
     """``success_rate``: share of responses in the requested format (the strict parse; None when a
     response does not record it); ``success_rate_lenient``: share the lenient parser could read."""
     return {
-        "success_rate": None if None in strict else float(np.mean(strict)),
+        "success_rate": None if None in strict else float(np.mean([bool(s) for s in strict])),
         "success_rate_lenient": float(np.mean(valid)),
     }
 

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from mmsoc.core.io import InputError
+from mmsoc.core.registry import unknown_message
 from mmsoc.tasks.registry import TASKS, get_task
 
 
@@ -72,7 +73,7 @@ def _checked(path: Path, mapping: object, prefix: str) -> dict[str, str]:
         raise InputError(path, "expected a mapping of task id -> prompt text", field=prefix.rstrip(".") or None)
     for key, value in mapping.items():
         if key not in TASKS:
-            raise InputError(path, f"unknown task id (known: {', '.join(TASKS.names())})", field=f"{prefix}{key}")
+            raise InputError(path, unknown_message("task id", str(key), TASKS.names()), field=f"{prefix}{key}")
         if not isinstance(value, str) or not value.strip():
             raise InputError(path, "prompt must be a non-empty string", field=f"{prefix}{key}")
     return dict(mapping)

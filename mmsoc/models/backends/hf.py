@@ -172,4 +172,5 @@ MODEL = ModelEntry(
     "any transformers image-text-to-text model (or video / audio multimodal LM), run in this process",
     adapters=True,
     usage="a hub id or a local folder (or hf:ID)",
+    checkpoint=True,
 )

@@ -169,4 +169,6 @@ MODEL = ModelEntry(
     "the item's text alone, trained on the data's train split: frozen MiniLM + logistic regression, or "
     "the sequence classifier ID fine-tuned",
     usage="text-baseline or text-baseline:ID",
+    free_text=False,
+    scores=False,
 )

@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from mmsoc.core.io import JsonlAppender
+from mmsoc.core.progress import track
 from mmsoc.core.records import Example
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.models.base import GenerationSettings, Model, Request
@@ -98,7 +97,8 @@ def write_explanations(
         summary.already_done = len(requests) - len(todo)
         folder.claim(config)
         with JsonlAppender(folder.own_log(0, 1)) as log:
-            for start in tqdm(range(0, len(todo), batch_size), desc="explaining", disable=not progress):
+            starts = range(0, len(todo), batch_size)
+            for start in track(starts, f"explaining {len(todo)} items", enabled=progress):
                 batch = todo[start : start + batch_size]
                 for request, raw in zip(batch, backend.generate(batch, settings)):
                     if not raw.strip():

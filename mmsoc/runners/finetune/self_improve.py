@@ -17,9 +17,9 @@ from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from mmsoc.core.io import JsonlAppender, atomic_open
+from mmsoc.core.progress import steps
 from mmsoc.core.records import Example
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.metrics.embedding import bertscore, embedding_similarity
@@ -92,11 +92,11 @@ def run_self_improve(
         folder.repair()
         answers = {(row["round"], row["id"]): row["raw"] for row in folder.rows()}
         folder.claim(config)
-        with JsonlAppender(folder.own_log(0, 1)) as log:
-            bar = tqdm(total=rounds * len(labelled), desc="self-improvement", disable=not progress)
+        shown = steps(f"self-improvement, {rounds} rounds", rounds * len(labelled), progress)
+        with JsonlAppender(folder.own_log(0, 1)) as log, shown as bar:
             for number in range(1, rounds + 1):
                 todo = [e for e in labelled if (number, e.id) not in answers]
-                bar.update(len(labelled) - len(todo))
+                bar.advance(len(labelled) - len(todo), f"self-improvement: round {number} of {rounds}")
                 for start in range(0, len(todo), batch_size):
                     batch = todo[start : start + batch_size]
                     requests = [
@@ -108,8 +108,7 @@ def run_self_improve(
                     for example, request, raw in zip(batch, requests, backend.generate(requests, settings)):
                         log.append(_row(example, request, raw, seed, number, prompt_version, references[example.id]))
                         answers[(number, example.id)] = raw
-                    bar.update(len(batch))
-            bar.close()
+                    bar.advance(len(batch))
         folder.merge([(task, e.id, seed, number) for number in range(1, rounds + 1) for e in labelled])
         folder.write_problems(problems)
         ids = [e.id for e in labelled]

@@ -43,9 +43,6 @@ class Scene:
     shape_color: str
     texture: str
 
-    def describe(self) -> str:
-        return f"a {self.shape_color} {self.shape} in the centre of {background_words(self.background, self.texture)}"
-
 
 def background_words(color: str, texture: str) -> str:
     """``a plain red background``, ``an orange striped background``."""

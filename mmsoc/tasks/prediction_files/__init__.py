@@ -93,10 +93,3 @@ def prediction_format_help() -> str:
     """The ``--format`` help of ``mmsoc score``: every prediction-file format (plugins too)."""
     names = ", ".join(name for name, _, _ in FORMATS.known())
     return f"Format of the predictions file: {names} (`mmsoc list formats` describes each)."
-
-
-def read_prediction_file(path: str | Path, task_id: str) -> PredictionFile:
-    """The rows of a JSONL/CSV predictions file of ``task_id`` (the default format)."""
-    from mmsoc.tasks.prediction_files.rows import read_rows_file
-
-    return read_rows_file(path, task_id)
