@@ -95,11 +95,11 @@ def test_fewer_than_ten_items_give_no_interval_and_the_summary_says_why():
     entry = summarize(_rows(NERD, ["yes"] * 9, ["yes", "no"] * 4 + ["yes"]), [NERD], fast=True)[NERD]
     assert entry["metrics"]["accuracy"] == pytest.approx(5 / 9)
     assert entry["ci95"] is None
-    assert entry["ci95_note"] == "too few items for an interval (9 items), at least 10 needed"
+    assert entry["ci95_note"] == "too few items to tell (9 items), at least 10 needed"
     out = io.StringIO()
     print_eval_summary({NERD: entry}, Console(file=out, width=200))
     text = out.getvalue()
-    assert "accuracy 0.5556 (too few items for an interval (9 items), at least 10 needed)" in text
+    assert "accuracy 0.5556 (too few items to tell (9 items), at least 10 needed)" in text
     assert "[0." not in text and "[1." not in text  # no interval printed
     ten = summarize(_rows(NERD, ["yes"] * 10, ["yes", "no"] * 5), [NERD], fast=True)[NERD]
     assert "ci95_note" not in ten and len(ten["ci95"]["accuracy"]) == 2

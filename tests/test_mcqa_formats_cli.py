@@ -233,3 +233,16 @@ def test_desiq_eval_reads_data_sample(in_sample_cache, tmp_path):
     rows = [json.loads(line) for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
     a4 = [row for row in rows if row["condition"] == "original" and row["config"] == "A4"]
     assert sorted(row["id"] for row in a4) == sorted(item.id for item in sample_items("val"))
+
+
+def test_a_named_format_is_part_of_the_run_a_desiq_eval_records(tmp_path):
+    qa = tmp_path / "qa.jsonl"
+    write_mcqa(qa, sample_items("val")[:4], "siq2")
+    args = ["eval", "--model", "random", "--data", str(qa), "--inputs", "q+a", "--condition", "original"]
+    named = CliRunner().invoke(app, [*args, "--format", "siq2", "--out", str(tmp_path / "named")])
+    detected = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "detected")])
+    assert named.exit_code == 0 and detected.exit_code == 0, named.output + detected.output
+    assert json.loads((tmp_path / "named" / "config.json").read_text())["format"] == "siq2"
+    assert "format" not in json.loads((tmp_path / "detected" / "config.json").read_text())
+    resumed = CliRunner().invoke(app, [*args, "--format", "mcqa", "--out", str(tmp_path / "named")])
+    assert resumed.exit_code == 2 and "format: 'siq2' there, 'mcqa' now" in resumed.output

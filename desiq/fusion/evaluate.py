@@ -110,6 +110,7 @@ def evaluate_run(
         "seed": seed if perturbation else None,
         "inputs": _saved_inputs(model),
         **({"fields": data.mapping.describe()} if data.mapping else {}),
+        **({"format": data.format} if data.format != "auto" else {}),
     }
     folder = RunFolder(out, KEY_FIELDS)
     keys = [(item.id, name) for item in items]

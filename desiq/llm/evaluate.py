@@ -188,6 +188,8 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         "dtype": options.model.dtype,
         "limit": options.limit,
         **({"fields": options.mapping.describe()} if options.mapping else {}),
+        # a named format reads the file its way; auto is fixed by the file's bytes (data_sha256)
+        **({"format": options.format} if options.format != "auto" else {}),
         **model_identity(model, options, settings),
     }
 

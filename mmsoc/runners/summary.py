@@ -8,8 +8,8 @@ paper averages OCR over Hateful Memes and Memotion. ``ci95`` holds the 95% inter
 (``{"macro_f1": [low, high]}``): a percentile bootstrap over items (``BOOTSTRAP`` replicates, seed 0, items
 resampled within each dataset of a pooled task, the seeds resampled too when there are several), absent
 where the metric has no per-item statistics. From fewer than ``MIN_CLUSTERS`` items there is no interval
-(``mmsoc.metrics.verdict``): ``ci95`` is null and ``ci95_note`` says why (``too few items for an interval (2
-items), at least 10 needed``).
+(``mmsoc.metrics.verdict``): ``ci95`` is null and ``ci95_note`` says why in the verdicts' words (``too few items to
+tell (2 items), at least 10 needed``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from mmsoc.metrics.verdict import MIN_CLUSTERS, count, enough
+from mmsoc.metrics.verdict import enough, too_few
 
 BOOTSTRAP = 1000
 """Replicates of the headline interval in metrics.json (``ci95``)."""
@@ -94,16 +94,11 @@ def _task_entry(task: str, seeds: dict[Any, list[dict[str, Any]]], fast: bool) -
     return entry
 
 
-def too_few_items(n: int, minimum: int = MIN_CLUSTERS) -> str:
-    """Why a task of ``n`` items has no interval, in the words of ``mmsoc.metrics.verdict``."""
-    return f"too few items for an interval ({count(n, 'items')}), at least {minimum} needed"
-
-
 def _interval_entry(headline: str, seeds: Sequence[dict[str, Any]], n: int) -> dict[str, Any]:
     """``ci95`` of the headline from at least ``MIN_CLUSTERS`` items; below that a null ``ci95`` and its
     ``ci95_note``; nothing without per-item statistics."""
     if not enough(n):
-        return {"ci95": None, "ci95_note": too_few_items(n)}
+        return {"ci95": None, "ci95_note": too_few(n, "items")}
     interval = headline_interval(headline, seeds)
     return {} if interval is None else {"ci95": {headline: interval}}
 
