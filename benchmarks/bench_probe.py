@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from desiq.formats import read_mcqa
-from desiq.perturb import perturb
+from desiq.perturbation_schemes import perturb
 from desiq.perturbations import PERTURBATIONS
-from desiq.probe import debiased_rows, run_probe
+from desiq.probe_table import debiased_rows, run_probe
 from desiq.probes import make_probe
 from desiq.probes.embed_linear import EmbedLinearProbe
 from desiq.records import to_a2
@@ -31,7 +31,7 @@ def cells(items, seed=0):
     out = []
     for base in (items, to_a2(items)):
         out.append(base)
-        out += [perturb(base, p, seed=seed).items for p in PERTURBATIONS.values() if p.replaces_option]
+        out += [perturb(base, p, seed=seed).items for p in PERTURBATIONS.values() if not p.retrains]
     return out
 
 

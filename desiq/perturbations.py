@@ -1,43 +1,38 @@
-"""The perturbations of the DeSIQ paper and the DeSIQ splits, as records.
+"""The perturbations of the DeSIQ paper, option shuffling and the DeSIQ splits, as records.
 
 Notation of the paper: an item has question q, correct option a and incorrect options i; a partner
-item (another question) has q', a', i'. Each record says what is replaced, from which pool, the
-marker written into ``idx_types`` for a replaced option, and what a sound dataset gives under it.
-These records are all the rest of ``desiq`` knows of a perturbation: the engine
-(``desiq.perturb``), the command-line choices, the option kinds a reader accepts and the rows of
-the probe table all come from them. To add a perturbation, add one record to ``PERTURBATIONS`` (or
-declare ``PERTURBATION`` in a plugin module).
+item (another question) has q', a', i'. A record says what a perturbation changes, whether the answer
+keeps its index, where a score lands under it, and holds its ``apply`` function (``desiq.perturbation_schemes``:
+``FromPartner``, the paper's replace-from-partner scheme, ``drop_question``, ``shuffle_options``).
+These records are all the rest of ``desiq`` knows of a perturbation: the command-line choices, the
+``desiq eval`` conditions, the option markers a reader accepts and the rows of the probe table all come
+from them. To add a perturbation, add one record to ``PERTURBATIONS`` (or declare ``PERTURBATION`` in a
+plugin module).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+import numpy as np
+
+from desiq.perturbation_schemes import FromPartner, Partners, PerturbResult, Pool, Scope, drop_question, shuffle_options
+from desiq.records import MCQAItem
 from mmsoc.core.registry import Registry
+
+Apply = Callable[[Sequence[MCQAItem], Partners, np.random.Generator], PerturbResult]
+"""A perturbation's function: (items, the partners they may draw from, the seeded generator) -> result."""
 
 
 class Target(str, Enum):
-    """What a perturbation replaces."""
+    """A part of a question a perturbation changes."""
 
     question = "the question and the context"
     incorrect = "each incorrect option"
     correct = "the correct option"
-
-
-class Pool(str, Enum):
-    """Where a replacement option comes from."""
-
-    partner_answer = "a partner's correct answer"
-    partner_distractor = "a partner's incorrect option"
-
-
-class Scope(str, Enum):
-    """Where partner questions may come from."""
-
-    any = "any"
-    other_video = "other-video"
-    same_video = "same-video"
+    order = "the order of the options"
 
 
 class Direction(str, Enum):
@@ -48,55 +43,71 @@ class Direction(str, Enum):
     above = "far above chance"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Perturbation:
-    """One perturbation: ``replaces`` from ``pool`` (None: the target is dropped), the ``marker`` of a
-    replaced option in ``idx_types``, the default partner ``scope`` and what the paper says of it.
+    """One perturbation: its ``change`` in words, the ``targets`` it changes (every other part stays as it
+    was), whether the correct option ``keeps_answer_index`` (else the answer index follows its option),
+    and its ``apply`` function.
 
     ``bias``: where the paper's answer-only T5-small lands under it (Table 3: the signature of an
     answer-only bias, the probe table's expected-direction column), with the paper's numbers in
-    ``found``. ``sound``: what the paper expects of a sound dataset (section 2).
+    ``found``. ``sound``: what the paper expects of a sound dataset (section 2). ``scope``: where partner
+    questions come from unless the caller says otherwise; ``marker``: what ``idx_types`` says of an option
+    it puts there. ``retrains``: scored by a model trained and tested on the options only (NCAQ), not by
+    perturbing the eval set; ``needs_labels``: it needs each item's answer.
     """
 
     name: str
-    replaces: Target
-    pool: Pool | None
-    marker: str | None
+    change: str
+    targets: frozenset[Target]
+    keeps_answer_index: bool
     bias: Direction
     sound: Direction
+    apply: Apply
     found: str = ""
     scope: Scope = Scope.any
+    marker: str | None = None
+    retrains: bool = False
+    needs_labels: bool = True
 
     def __post_init__(self) -> None:
-        if self.replaces is Target.question:
-            if self.pool is not None or self.marker is not None:
-                raise ValueError(f"perturbation {self.name}: a dropped question takes no pool and no marker")
-        elif self.pool is None or not self.marker:
-            raise ValueError(f"perturbation {self.name}: a replaced option needs a pool and a marker")
-
-    @property
-    def replaces_option(self) -> bool:
-        return self.replaces is not Target.question
-
-    @property
-    def retrains(self) -> bool:
-        """Scored by a model trained and tested on the options only (NCAQ), not by perturbing the eval set."""
-        return self.replaces is Target.question
-
-    @property
-    def change(self) -> str:
-        """The change in words, e.g. "each incorrect option -> a partner's correct answer"."""
-        if self.pool is None:
-            return (
-                f"drops {self.replaces.value} (transcript, video, audio): the model sees the options only "
-                "(a perturbed file blanks the question; train and test with inputs a)"
-            )
-        return f"{self.replaces.value} -> {self.pool.value}"
+        if not self.targets:
+            raise ValueError(f"perturbation {self.name}: it must change something (targets)")
+        if not self.keeps_answer_index and Target.order not in self.targets:
+            raise ValueError(f"perturbation {self.name}: an answer index moves only with the order of the options")
 
     @property
     def expected(self) -> str:
         """Where an answer-only bias puts the score, in words, with the paper's numbers."""
         return f"{self.bias.value} ({self.found})" if self.found else self.bias.value
+
+
+def from_partner(
+    name: str,
+    replaces: Target,
+    pool: Pool,
+    marker: str,
+    bias: Direction,
+    sound: Direction,
+    found: str = "",
+    scope: Scope = Scope.any,
+) -> Perturbation:
+    """A perturbation of the paper's scheme (``FromPartner``): ``replaces`` (the correct option, or each
+    incorrect one) becomes an option from ``pool`` of a partner question, marked ``marker``."""
+    if replaces not in (Target.incorrect, Target.correct) or not marker:
+        raise ValueError(f"perturbation {name}: a partner replaces an option (correct or incorrect), with a marker")
+    return Perturbation(
+        name=name,
+        change=f"{replaces.value} -> {pool.value}",
+        targets=frozenset({replaces}),
+        keeps_answer_index=True,
+        bias=bias,
+        sound=sound,
+        apply=FromPartner(replaces is Target.correct, pool, marker),
+        found=found,
+        scope=scope,
+        marker=marker,
+    )
 
 
 PAPER_V1 = "paper, T5-small on Social-IQ v1 dev, A2 / A4"
@@ -106,15 +117,21 @@ PERTURBATIONS: Registry[Perturbation] = Registry(
         p.name: p
         for p in (
             Perturbation(
-                "NCAQ",
-                Target.question,
-                None,
-                None,
-                Direction.above,
-                Direction.chance,
-                "paper, T5-small on the options only: 100% / 100% on v1, 63.35% A4 on v2",
+                name="NCAQ",
+                change=(
+                    f"drops {Target.question.value} (transcript, video, audio): the model sees the options only "
+                    "(a perturbed file blanks the question; train and test with inputs a)"
+                ),
+                targets=frozenset({Target.question}),
+                keeps_answer_index=True,
+                bias=Direction.above,
+                sound=Direction.chance,
+                apply=drop_question,
+                found="paper, T5-small on the options only: 100% / 100% on v1, 63.35% A4 on v2",
+                retrains=True,
+                needs_labels=False,
             ),
-            Perturbation(
+            from_partner(
                 "RIWI",
                 Target.incorrect,
                 Pool.partner_distractor,
@@ -123,7 +140,7 @@ PERTURBATIONS: Registry[Perturbation] = Registry(
                 Direction.original,
                 f"{PAPER_V1}: 97.37% / 99.97%",
             ),
-            Perturbation(
+            from_partner(
                 "RIWA",
                 Target.incorrect,
                 Pool.partner_answer,
@@ -132,7 +149,7 @@ PERTURBATIONS: Registry[Perturbation] = Registry(
                 Direction.original,
                 f"{PAPER_V1}: 50.21% / 25.03%",
             ),
-            Perturbation(
+            from_partner(
                 "RAWI",
                 Target.correct,
                 Pool.partner_distractor,
@@ -141,7 +158,7 @@ PERTURBATIONS: Registry[Perturbation] = Registry(
                 Direction.chance,
                 f"{PAPER_V1}: 49.93% / 23.76%",
             ),
-            Perturbation(
+            from_partner(
                 "RAWA",
                 Target.correct,
                 Pool.partner_answer,
@@ -150,10 +167,21 @@ PERTURBATIONS: Registry[Perturbation] = Registry(
                 Direction.chance,
                 f"{PAPER_V1}: 97.25% / 100%",
             ),
+            Perturbation(
+                name="SHUF",
+                change=f"{Target.order.value} -> a seeded shuffle of them (the answer index follows its option)",
+                targets=frozenset({Target.order}),
+                keeps_answer_index=False,
+                bias=Direction.original,
+                sound=Direction.original,
+                apply=shuffle_options,
+                needs_labels=False,
+            ),
         )
     },
 )
-"""The paper's perturbations (section 2), in the order of its table; then those of plugin modules."""
+"""The paper's perturbations (section 2), in the order of its table, then option shuffling (not in the paper: a
+model without a position bias lands about the original under it); then those of plugin modules."""
 
 
 def _collect(module: object) -> list[tuple[str, Perturbation]]:
@@ -168,7 +196,7 @@ PAPER_DESIQ = "paper, after debiasing: a+t 22.66%, a+v 26.46% A4 on DeSIQ_d-2.0"
 SPLITS: Registry[Perturbation] = Registry(
     "DeSIQ split variant",
     {
-        "d": Perturbation(
+        "d": from_partner(
             "DeSIQ_d",
             Target.incorrect,
             Pool.partner_answer,
@@ -178,7 +206,7 @@ SPLITS: Registry[Perturbation] = Registry(
             PAPER_DESIQ,
             Scope.other_video,
         ),
-        "s": Perturbation(
+        "s": from_partner(
             "DeSIQ_s",
             Target.incorrect,
             Pool.partner_answer,
@@ -196,7 +224,7 @@ when it sees the options only; with the question it may legitimately do better."
 
 
 def markers() -> frozenset[str]:
-    """Every option kind a perturbation or split writes."""
+    """Every marker a perturbation or split writes into ``idx_types``."""
     records = [*PERTURBATIONS.values(), *SPLITS.values()]
     return frozenset(p.marker for p in records if p.marker)
 
@@ -204,4 +232,4 @@ def markers() -> frozenset[str]:
 def correct_markers() -> frozenset[str]:
     """Markers of a substitute that counts as the correct option (RAWI, RAWA)."""
     records = [*PERTURBATIONS.values(), *SPLITS.values()]
-    return frozenset(p.marker for p in records if p.marker and p.replaces is Target.correct)
+    return frozenset(p.marker for p in records if p.marker and Target.correct in p.targets)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe import ORIGINAL, ProbeReport, needs_ncaq_row
+from desiq.probe_table import ORIGINAL, ProbeReport, needs_ncaq_row
 from desiq.probes import ProbeBackend
 from desiq.probes.linear import flatten
 from desiq.records import MCQAItem
@@ -188,8 +188,8 @@ def tsne_figure(
     with steps(f"t-SNE of {len(features)} option features ({backend.name})", enabled=progress):
         points = _tsne_points(features, perplexity, seed)
     fig, ax = plt.subplots(figsize=(6, 5), dpi=120)
-    ax.scatter(*points[~correct].T, s=6, alpha=0.5, c="tab:blue", label="incorrect option")
-    ax.scatter(*points[correct].T, s=6, alpha=0.7, c="tab:red", label="correct option")
+    ax.scatter(points[~correct, 0], points[~correct, 1], s=6, alpha=0.5, c="tab:blue", label="incorrect option")
+    ax.scatter(points[correct, 0], points[correct, 1], s=6, alpha=0.7, c="tab:red", label="correct option")
     ax.set_title(f"t-SNE of option embeddings ({backend.name})")
     ax.set_xticks([])
     ax.set_yticks([])

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 CORRECT = "corr"
-"""The kind of the correct option as a dataset releases it (``idx_types`` in Social-IQ 2.0)."""
+"""The marker of the correct option as a dataset releases it (``idx_types`` in Social-IQ 2.0)."""
 
 
 def position_id(qid: str, position: int) -> str:
@@ -23,9 +23,9 @@ class MCQAItem:
     dataset's own question id, which may repeat. ``video`` is the group partners and intervals
     cluster on: Social-IQ's ``vid_name``, or a generic file's group column.
     ``answer_idx`` is None for unlabelled (test) items.
-    ``option_kinds`` says where each option came from: the kinds of its release (``corr``,
-    ``rewrite``, ``matched``, ...) or the marker of the perturbation or split that put it there
-    (``desiq.perturbations``).
+    ``option_markers`` holds each option's marker, where it came from: the markers of its release (``corr``,
+    ``rewrite``, ``matched``, ...: Social-IQ 2.0's ``idx_types``) or the marker of the perturbation or split
+    that put it there (``desiq.perturbations``).
     """
 
     id: str
@@ -34,7 +34,7 @@ class MCQAItem:
     question: str
     options: tuple[str, ...]
     answer_idx: int | None
-    option_kinds: tuple[str, ...] = ()
+    option_markers: tuple[str, ...] = ()
     ts: str = ""
     source: str = ""
     context: str = ""
@@ -59,8 +59,8 @@ class MCQAItem:
     def incorrect_idx(self) -> tuple[int, ...]:
         return tuple(i for i in range(len(self.options)) if i != self.answer_idx)
 
-    def with_options(self, options: list[str] | tuple[str, ...], kinds: list[str] | tuple[str, ...]) -> MCQAItem:
-        return replace(self, options=tuple(options), option_kinds=tuple(kinds))
+    def with_options(self, options: list[str] | tuple[str, ...], markers: list[str] | tuple[str, ...]) -> MCQAItem:
+        return replace(self, options=tuple(options), option_markers=tuple(markers))
 
 
 PAIRS = "A2"
@@ -105,15 +105,16 @@ def to_a2(items: Sequence[MCQAItem]) -> list[MCQAItem]:
     scores chance, not 100%. A pair's qid is ``<qid>#<j>`` and its id ``<id>#<j>`` (j: the
     incorrect option's index).
     """
-    pairs = []
+    pairs: list[MCQAItem] = []
     for item in items:
-        if not item.labelled:
+        gold = item.answer_idx
+        if gold is None:
             raise ValueError(f"A2 needs labelled items; {item.id} has no answer")
-        correct, kind = item.options[item.answer_idx], item.option_kinds[item.answer_idx]
+        correct, marker = item.options[gold], item.option_markers[gold]
         for j in item.incorrect_idx:
             first = len(pairs) % 2 == 0
             opts = (correct, item.options[j]) if first else (item.options[j], correct)
-            kinds = (kind, item.option_kinds[j]) if first else (item.option_kinds[j], kind)
+            markers = (marker, item.option_markers[j]) if first else (item.option_markers[j], marker)
             pairs.append(
                 MCQAItem(
                     f"{item.id}#{j}",
@@ -122,7 +123,7 @@ def to_a2(items: Sequence[MCQAItem]) -> list[MCQAItem]:
                     item.question,
                     opts,
                     0 if first else 1,
-                    kinds,
+                    markers,
                     item.ts,
                     item.question_key,
                     item.context,

@@ -142,7 +142,7 @@ def _questions(video: SampleVideo, rng: np.random.Generator, first: int) -> list
         rewrite = _nuanced(rng, s, wrong[0], t) if rng.random() < 0.6 else _plain(rng, s, wrong[0])
         matched = [_nuanced(rng, s, w, t) if rng.random() < 0.15 else _plain(rng, s, w) for w in wrong[1:]]
         options = [correct, rewrite, *matched]
-        kinds = ["corr", "rewrite", "matched", "matched"]
+        markers = ["corr", "rewrite", "matched", "matched"]
         if len(set(options)) < len(options):
             options = [o if options.index(o) == i else o[:-1] + " at first." for i, o in enumerate(options)]
         order = rng.permutation(4)
@@ -155,7 +155,7 @@ def _questions(video: SampleVideo, rng: np.random.Generator, first: int) -> list
                 question=templates[n % len(templates)],
                 options=tuple(options[i] for i in order),
                 answer_idx=int(np.argmin(order)),
-                option_kinds=tuple(kinds[i] for i in order),
+                option_markers=tuple(markers[i] for i in order),
                 ts=f"0.00-{CLIP_SECONDS:.6f}",
             )
         )

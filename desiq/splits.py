@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from desiq.perturb import PerturbResult, perturb, same_text
+from desiq.perturbation_schemes import PerturbResult, perturb, same_text
 from desiq.perturbations import SPLITS
 from desiq.records import MCQAItem
 
@@ -48,7 +48,7 @@ def check_split(original: Sequence[MCQAItem], rebuilt: Sequence[MCQAItem]) -> li
         if after.answer != before.answer or after.answer_idx != before.answer_idx:
             problems.append(f"{after.id}: correct option changed")
         texts = [same_text(option) for option in after.options]
-        replaced = [i for i, kind in enumerate(after.option_kinds) if kind != before.option_kinds[i]]
+        replaced = [i for i, marker in enumerate(after.option_markers) if marker != before.option_markers[i]]
         if any(texts.count(texts[i]) > 1 for i in replaced):
             problems.append(f"{after.id}: duplicate options")
         if any(texts[i] == same_text(before.answer or "") for i in replaced):

@@ -27,11 +27,11 @@ def read_flags(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
     """The rows of a ``per_item.jsonl`` by question id; a malformed or repeated row is an InputError."""
     flags: dict[str, dict[str, Any]] = {}
     for line, row in read_jsonl(path):
-        for key, kind in FLAG_FIELDS.items():
+        for key, expected in FLAG_FIELDS.items():
             if key not in row:
                 raise InputError(path, "missing (is this the per_item.jsonl of `desiq probe --per-item`?)", line, key)
-            if not isinstance(row[key], kind):
-                raise InputError(path, f"expected {kind.__name__}, got {type(row[key]).__name__}", line, key)
+            if not isinstance(row[key], expected):
+                raise InputError(path, f"expected {expected.__name__}, got {type(row[key]).__name__}", line, key)
         if row["id"] in flags:
             raise InputError(path, f"question {row['id']!r} appears twice", line, "id")
         flags[row["id"]] = row

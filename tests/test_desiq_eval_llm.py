@@ -89,7 +89,8 @@ def test_every_condition_runs_on_real_frames(siq, family):
     assert config["media"]["video_input"] == EXPECTED_VIDEO_INPUT[family]
     assert config["media"]["transcript"] and config["media"]["video"] and config["media"]["audio"] is None
     rows = rows_of(run)
-    assert len(rows) == LIMIT * (8 + 4) + 3 * LIMIT * (8 + 2)  # A4 and A2 asked once per condition, circular rotated
+    once = len(CONDITIONS) - 1  # A4 and A2 asked once per condition, circular rotated
+    assert len(rows) == LIMIT * (once + 4) + 3 * LIMIT * (once + 2)
     assert all(r["missing"] == [] for r in rows)
     table = (run / "table.md").read_text()
     assert all(f"| {c} |" in table for c in CONDITIONS) and "Position bias" in table and "acc_norm" in table

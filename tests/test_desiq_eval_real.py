@@ -49,28 +49,30 @@ def test_every_condition_runs_on_real_questions_and_keeps_the_invariants(tmp_pat
     others = {item.answer for item in read_mcqa(REAL_SIQ2)}
     markers = {p.name: p.marker for p in PERTURBATIONS.values()} | {f"desiq_{k}": s.marker for k, s in SPLITS.items()}
     for condition in CONDITIONS:
-        # read_mcqa checks the release's invariants: ans_corr = a[answer_idx], one correct kind at answer_idx
+        # read_mcqa checks the release's invariants: ans_corr = a[answer_idx], one correct marker at answer_idx
         asked = read_mcqa(run / "conditions" / f"{condition}.A4.jsonl")
         rotations = 4 if condition == "circular" else 1
         assert len(asked) == rotations * LIMIT
         for k, item in enumerate(asked):
             source = released[k % LIMIT]
             assert (item.qid, item.video, item.ts) == (source.qid, source.video, source.ts)
-            assert len(set(item.options)) == 4 and len(item.option_kinds) == 4
+            assert len(set(item.options)) == 4 and len(item.option_markers) == 4
             assert item.question == ("" if condition == "NCAQ" else source.question)
             if condition in ("original", "NCAQ"):
                 assert item.options == source.options and item.answer_idx == source.answer_idx
             elif condition == "circular":
                 assert item.answer == source.answer and sorted(item.options) == sorted(source.options)
                 assert item.answer_idx == (source.answer_idx - k // LIMIT) % 4
+            elif condition == "SHUF":  # the answer follows its option
+                assert item.answer == source.answer and sorted(item.options) == sorted(source.options)
             elif condition in ("RAWI", "RAWA"):
                 slot = source.answer_idx
-                assert item.answer_idx == slot and item.option_kinds[slot] == markers[condition]
+                assert item.answer_idx == slot and item.option_markers[slot] == markers[condition]
                 assert item.answer != source.answer and item.options[slot] in others | _distractors()
                 assert all(item.options[i] == source.options[i] for i in range(4) if i != slot)
             else:  # the incorrect options replaced, the correct one kept
                 assert item.answer == source.answer and item.answer_idx == source.answer_idx
-                assert all(item.option_kinds[i] == markers[condition] for i in item.incorrect_idx)
+                assert all(item.option_markers[i] == markers[condition] for i in item.incorrect_idx)
                 assert source.answer not in [item.options[i] for i in item.incorrect_idx]
                 if condition != "RIWI":
                     assert all(item.options[i] in others for i in item.incorrect_idx)

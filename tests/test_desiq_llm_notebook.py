@@ -25,7 +25,8 @@ def test_llm_notebook_runs_every_condition(tmp_path):
         timeout=600,
     )
     text = printed(nb)
-    assert "q+a+t+v: 336 answers, video given as video" in text and "a: 32 answers" in text
+    # 8 questions: 32 answers (8 A4 + 24 A2) under each of 9 conditions, 80 under circular (8 x 4 + 24 x 2 rotations)
+    assert "q+a+t+v: 368 answers, video given as video" in text and "a: 32 answers" in text
     assert all(f"| {condition} |" in text for condition in CONDITIONS) and "Position bias" in text
     metrics = json.loads((out / "run_q+a+t+v" / "metrics.json").read_text())
     assert f"chosen: {metrics['position']['chosen']}" in text

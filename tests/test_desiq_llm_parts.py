@@ -16,8 +16,8 @@ from desiq.records import MCQAItem
 from desiq.sample import sample_items
 from mmsoc.core.io import InputError
 from mmsoc.media.transcript import transcript_text
+from mmsoc.models.processor_inputs import grid_image
 from mmsoc.models.recipes import RECIPES, MediaRecipe, recipe_for
-from mmsoc.models.video import grid_image
 
 VTT = (
     "WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nI did not expect\nthat at all.\n\n"

@@ -22,8 +22,8 @@ from mmsoc.runners.finetune.collate import IGNORE_INDEX, TrainCollator
 from mmsoc.runners.finetune.data import answer_text, build_training_set
 from mmsoc.runners.finetune.explain import why_prompt
 from mmsoc.runners.finetune.explanations import Explanation, read_explanations
+from mmsoc.runners.finetune.lora_training import LoraSettings, TrainSettings, train_lora
 from mmsoc.runners.finetune.merge import merge_adapter
-from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, train_lora
 from mmsoc.tasks import parse_response
 from mmsoc.tasks.data import load_examples
 from mmsoc.tasks.kinds.base import answer_part, with_explanation

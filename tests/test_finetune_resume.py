@@ -28,7 +28,7 @@ torch.set_num_threads(1)
 from mmsoc.models.loading import load_hf_model
 from mmsoc.tasks.data import load_examples
 from mmsoc.runners.finetune.data import build_training_set
-from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, train_lora
+from mmsoc.runners.finetune.lora_training import LoraSettings, TrainSettings, train_lora
 from mmsoc.tasks.registry import TASKS
 def train(model_dir, out, resume=False, on_step=None):
     items = build_training_set(load_examples("hate", "sample", "train", limit=16).examples,

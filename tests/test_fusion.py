@@ -246,7 +246,8 @@ def test_fusion_probe_command_runs_end_to_end_with_a_local_backbone(env, tmp_pat
     report = json.loads((out / "probe.json").read_text())
     assert (report["probe"], report["inputs"], report["n_eval"]) == ("fusion", "a+t", len(env["val"]))
     cells = {(r["data"], r["perturbation"], r["config"]): r for r in report["results"]}
-    expected = {("original", p, c) for p in ("original", "NCAQ", "RIWI", "RIWA", "RAWI", "RAWA") for c in ("A4", "A2")}
+    perturbations = ("original", "NCAQ", "RIWI", "RIWA", "RAWI", "RAWA", "SHUF")
+    expected = {("original", p, c) for p in perturbations for c in ("A4", "A2")}
     splits = {(d, "original", c) for d in ("desiq_d", "desiq_s") for c in ("A4", "A2")}
     assert cells.keys() == expected | splits
     assert cells["original", "original", "A2"]["n"] == 3 * cells["original", "original", "A4"]["n"]

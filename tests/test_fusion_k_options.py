@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from desiq.cli import app
 from desiq.formats import read_source
 from desiq.fusion import FusionConfig, FusionProbe, train_fusion
-from desiq.probe import run_probe
+from desiq.probe_table import run_probe
 from desiq.probes import make_probe
 from desiq.records import in_config
 

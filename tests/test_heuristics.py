@@ -19,11 +19,11 @@ from desiq.records import MCQAItem
 from desiq.sample import sample_items
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
 
-KINDS = ("corr", "rewrite", "matched", "matched")
+MARKERS = ("corr", "rewrite", "matched", "matched")
 
 
-def _item(k, question, options, answer, video="v", kinds=KINDS):
-    return MCQAItem(f"q{k}@{k}", f"q{k}", video, question, tuple(options), answer, kinds)
+def _item(k, question, options, answer, video="v", markers=MARKERS):
+    return MCQAItem(f"q{k}@{k}", f"q{k}", video, question, tuple(options), answer, markers)
 
 
 def test_each_rule_by_hand():
@@ -33,7 +33,7 @@ def test_each_rule_by_hand():
         _item(0, "Why does the dog bark?", ["The dog barks at the mailman", "she is not happy", "No.", "Yes."], 0),
         # longest: option 1 (wrong); overlap ties at 0 -> first (option 0, right); rewrite: option 1 is the
         # rewrite; Jaccard to "a b c d": option 0 {a b c} 3/4, option 2 {a b} 2/4 -> option 0 (right)
-        _item(1, "Who?", ["a b c", "a b c d e f", "a b", "x"], 0, kinds=("corr", "rewrite", "matched", "matched")),
+        _item(1, "Who?", ["a b c", "a b c d e f", "a b", "x"], 0, markers=("corr", "rewrite", "matched", "matched")),
         # no rewrite in idx_types: rewrite_nearest does not apply
         _item(2, "What?", ["long long answer", "what", "b", "c"], 1, "w", ("matched", "corr", "matched", "matched")),
     ]
@@ -87,7 +87,7 @@ def test_real_figures_of_the_spec():
     assert round(100 * report.get("question_overlap").accuracy, 1) == 21.1
 
     def rewrite_scores(item):
-        r = item.option_kinds.index("rewrite")
+        r = item.option_markers.index("rewrite")
         base = _words(item.options[r])
         return np.array(
             [-1.0 if k == r else len(base & _words(o)) / len(base | _words(o)) for k, o in enumerate(item.options)]

@@ -24,9 +24,10 @@ def listed(app, *args: str) -> dict[str, tuple[str, str]]:
 
 
 def test_perturbations_and_conditions_are_the_papers():
-    # DeSIQ paper, section 2 (perturbations) and 3 (the DeSIQ splits); CircularEval from VLMEvalKit
+    # DeSIQ paper, section 2 (perturbations) and 3 (the DeSIQ splits), then option shuffling; CircularEval
+    # from VLMEvalKit
     perturbations = listed(desiq_app, "perturbations")
-    assert list(perturbations) == ["NCAQ", "RIWI", "RIWA", "RAWI", "RAWA"]
+    assert list(perturbations) == ["NCAQ", "RIWI", "RIWA", "RAWI", "RAWA", "SHUF"]
     assert perturbations["RIWA"] == ("built in", "each incorrect option -> a partner's correct answer")
     conditions = listed(mmsoc_app, "conditions")
     assert list(conditions) == ["original", *perturbations, "desiq_d", "desiq_s", "circular"]
@@ -74,17 +75,19 @@ def test_each_metric_is_one_short_line_of_its_kinds_and_packages():
     metrics = listed(mmsoc_app, "metrics")
     assert metrics["bleu4"][1] == "kinds: ocr, generation; packages: nltk"
     assert metrics["wer"][1] == "kinds: ocr; packages: jiwer, rapidfuzz"
-    # macro_f1 comes from five groups: classification and multilabel labels (own code), ste_multilabel and
-    # token F1 (scikit-learn), ste_ner (seqeval)
-    assert metrics["macro_f1"][1] == (
-        "kinds: classification, ste_multilabel, ste_ner, multilabel, ocr; packages: scikit-learn, seqeval"
+    # macro_f1 comes from four groups: classification and multilabel labels (own code), ste_multilabel
+    # (scikit-learn), ste_ner (seqeval); OCR's token F1 is a metric of its own
+    assert (
+        metrics["macro_f1"][1]
+        == "kinds: classification, ste_multilabel, ste_ner, multilabel; packages: scikit-learn, seqeval"
     )
+    assert metrics["token_f1"][1] == "kinds: ocr; packages: scikit-learn"
     assert metrics["length"][1] == "kinds: generation; computed by mmsoc itself"
     assert all(0 < len(description) <= 100 for _, description in metrics.values())
 
 
 @pytest.mark.parametrize("app", [mmsoc_app, desiq_app])
-def test_an_unknown_kind_is_one_line_naming_the_known_ones(app):
+def test_an_unknown_list_is_one_line_naming_the_known_ones(app):
     result = CliRunner().invoke(app, ["list", "probe"])
     assert result.exit_code == 2
     assert result.output.startswith("error: unknown list 'probe'; nearest: probes; known: ")

@@ -28,8 +28,8 @@ from mmsoc.cli import app as mmsoc_app
 from mmsoc.core.io import UsageError
 from mmsoc.models.loading import load_hf_model
 from mmsoc.runners.finetune.data import build_training_set
-from mmsoc.runners.finetune.lora import layer_names, lora_targets
-from mmsoc.runners.finetune.train import LoraSettings, TrainSettings, train_lora
+from mmsoc.runners.finetune.lora_targets import layer_names, lora_targets
+from mmsoc.runners.finetune.lora_training import LoraSettings, TrainSettings, train_lora
 from mmsoc.tasks.data import load_examples
 from mmsoc.tasks.registry import TASKS
 

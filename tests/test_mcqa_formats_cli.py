@@ -140,7 +140,7 @@ def test_social_iq_items_written_as_csv_keep_its_columns_and_read_back(siq2_file
     assert rows[0]["q"] == "Why does the man laugh?" and rows[0]["idx_types"] == json.dumps(ROWS[0]["idx_types"])
     again = read_source(out)
     assert again.format == "mcqa"
-    fields = ("id", "qid", "video", "question", "options", "answer_idx", "option_kinds")
+    fields = ("id", "qid", "video", "question", "options", "answer_idx", "option_markers")
     assert [[getattr(i, f) for f in fields] for i in again.items] == [
         [getattr(i, f) for f in fields] for i in reading.items
     ]

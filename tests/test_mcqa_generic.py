@@ -13,9 +13,9 @@ import pytest
 from desiq.formats import read_source, write_mcqa
 from desiq.formats.mcqa_fields import Mapping, read_schema
 from desiq.formats.siq2 import write_siq2
-from desiq.perturb import perturb
-from desiq.probe import debiased_rows, run_probe
+from desiq.perturbation_schemes import perturb
 from desiq.probe_report import probe_markdown
+from desiq.probe_table import debiased_rows, run_probe
 from desiq.probes import make_probe
 from desiq.records import configs, in_config
 from desiq.sample import sample_items
@@ -64,7 +64,7 @@ def test_social_iq_as_a_csv_gives_the_same_probe_table(tmp_path):
         report = run_probe(backend, train_items, eval_items, "a", seed=3)
         report.results += debiased_rows(backend, train_items, eval_items, "a", seed=3, variants=("d",))
         tables.append(report.to_json()["results"])
-    assert tables[0] == tables[1] and len(tables[0]) == 12
+    assert tables[0] == tables[1] and len(tables[0]) == 14  # original and 5 perturbations, DeSIQ_d; A4 and A2
 
 
 def options_file(tmp_path: Path, k: int) -> Path:

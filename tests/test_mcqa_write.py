@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from desiq.cli import app
 from desiq.formats import read_source, write_mcqa
 from desiq.formats.mcqa_fields import Mapping
-from desiq.perturb import perturb
+from desiq.perturbation_schemes import perturb
 from desiq.records import MCQAItem
 
 HEADER = ["qid", "rater", "question", "answerA", "answerB", "answerC", "label", "video", "note"]

@@ -170,7 +170,7 @@ def test_report_shows_each_ocr_dataset_and_the_average(tmp_path):
             few = cell["per_dataset"][dataset]["n"] < 10  # no interval from fewer than 10 items
             assert abs(part["value"] - value) < 1e-12 and (part["low"] is None if few else part["low"] <= part["high"])
         assert abs(cell["metrics"][key]["value"] - np.mean(list(per.values()))) < 1e-12
-    assert abs(data["aggregates"]["m"]["unified"]["ocr"] - cell["metrics"]["macro_f1"]["value"]) < 1e-12
+    assert abs(data["aggregates"]["m"]["unified"]["ocr"] - cell["metrics"]["token_f1"]["value"]) < 1e-12
     assert cell["success_rate"] == pytest.approx(0.8) and cell["success_rate_lenient"] == pytest.approx(0.9)
     md = (tmp_path / "report/report.md").read_text()
     for label in ("m \u00b7 hateful_memes", "m \u00b7 memotion", "m \u00b7 average"):

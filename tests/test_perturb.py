@@ -3,18 +3,24 @@ Social-IQ 2.0 training questions (marked ``shared``)."""
 
 from collections import defaultdict
 
+import numpy as np
 import pytest
 from siq_data import REAL_DATA_MARKS, REAL_SIQ2, needs_real_data
 
 from desiq.formats import read_mcqa
 from desiq.formats.siq2 import write_siq2
-from desiq.perturb import perturb
+from desiq.perturbation_schemes import FromPartner, drop_question, perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS, Pool, Target
-from desiq.records import to_a2
+from desiq.records import MCQAItem, to_a2
 from desiq.sample import sample_items
 from desiq.splits import build_split, check_split
 
-OPTION_PERTURBATIONS = [p for p in PERTURBATIONS.values() if p.replaces_option]
+PARTNER_PERTURBATIONS = [p for p in PERTURBATIONS.values() if isinstance(p.apply, FromPartner)]
+
+
+def _pool(record):
+    assert isinstance(record.apply, FromPartner)
+    return record.apply.pool
 
 
 @pytest.fixture(scope="module", params=["sample", pytest.param("real", marks=REAL_DATA_MARKS)])
@@ -28,14 +34,41 @@ def _own_answer_never_distractor(before, after):
     return all(after.options[i] != before.answer for i in after.incorrect_idx)
 
 
+def _incorrect(item):
+    return [(item.options[i], item.option_markers[i]) for i in item.incorrect_idx]
+
+
 @pytest.mark.parametrize("config", ["A4", "A2"])
-@pytest.mark.parametrize("record", OPTION_PERTURBATIONS, ids=lambda p: p.name)
+@pytest.mark.parametrize("record", PERTURBATIONS.values(), ids=lambda p: p.name)
 def test_perturbation_invariants(items, record, config):
+    """What a record says it leaves alone stays as it was; the answer keeps its index or follows its option."""
     base = items if config == "A4" else to_a2(items[:1500])
     result = perturb(base, record, seed=3)
     assert len(result.items) == len(base)
     for before, after in zip(base, result.items):
-        if len(set(before.options)) < len(before.options) and record.replaces is Target.correct:
+        assert (after.id, after.video, len(after.options)) == (before.id, before.video, len(before.options))
+        if record.keeps_answer_index:
+            assert after.answer_idx == before.answer_idx
+        if Target.correct not in record.targets:  # the correct option, where it now stands, with its marker
+            assert after.answer == before.answer
+            assert after.option_markers[after.answer_idx] == before.option_markers[before.answer_idx]
+        if Target.question not in record.targets:
+            assert (after.question, after.context) == (before.question, before.context)
+        if Target.incorrect not in record.targets:  # the incorrect options, in their order unless it changes
+            moved = Target.order in record.targets
+            assert (sorted if moved else list)(_incorrect(after)) == (sorted if moved else list)(_incorrect(before))
+        if Target.order not in record.targets:  # an option in a new text carries the record's marker
+            replaced = [i for i in range(len(after.options)) if after.options[i] != before.options[i]]
+            assert all(after.option_markers[i] == record.marker for i in replaced)
+
+
+@pytest.mark.parametrize("config", ["A4", "A2"])
+@pytest.mark.parametrize("record", PARTNER_PERTURBATIONS, ids=lambda p: p.name)
+def test_partner_replacements_are_new_and_marked(items, record, config):
+    base = items if config == "A4" else to_a2(items[:1500])
+    result = perturb(base, record, seed=3)
+    for before, after in zip(base, result.items):
+        if len(set(before.options)) < len(before.options) and Target.correct in record.targets:
             # a defect of the release (repeated options): replacing the correct option keeps the
             # distractors as they are, but the substitute itself is new
             new = after.options[after.answer_idx]
@@ -43,31 +76,24 @@ def test_perturbation_invariants(items, record, config):
             continue
         assert len(set(after.options)) == len(after.options), "duplicate options"
         assert _own_answer_never_distractor(before, after)
-        assert after.answer_idx == before.answer_idx and after.question == before.question
         changed = [i for i in range(len(after.options)) if after.options[i] != before.options[i]]
-        if record.replaces is Target.incorrect:
-            assert after.answer == before.answer  # the correct option is untouched
-            assert changed == list(before.incorrect_idx)
-            assert all(after.option_kinds[i] == record.marker for i in changed)
-        else:
-            assert changed == [before.answer_idx]
-            assert after.option_kinds[after.answer_idx] == record.marker
-            assert [after.options[i] for i in after.incorrect_idx] == [before.options[i] for i in before.incorrect_idx]
+        assert changed == (list(before.incorrect_idx) if Target.incorrect in record.targets else [before.answer_idx])
+        assert all(after.option_markers[i] == record.marker for i in changed)
 
 
-@pytest.mark.parametrize("record", OPTION_PERTURBATIONS, ids=lambda p: p.name)
+@pytest.mark.parametrize("record", PARTNER_PERTURBATIONS, ids=lambda p: p.name)
 def test_replacements_come_from_the_records_pool_of_other_questions(items, record):
     answers, distractors = defaultdict(set), defaultdict(set)
     for item in items:
         answers[item.answer].add(item.id)
         for i in item.incorrect_idx:
             distractors[item.options[i]].add(item.id)
-    pool = answers if record.pool is Pool.partner_answer else distractors
+    pool = answers if _pool(record) is Pool.partner_answer else distractors
     result = perturb(items, record, seed=0)
     for before, after in zip(items, result.items):
-        slots = after.incorrect_idx if record.replaces is Target.incorrect else (after.answer_idx,)
+        slots = after.incorrect_idx if Target.incorrect in record.targets else (after.answer_idx,)
         for i in slots:
-            assert pool[after.options[i]] - {before.id}  # an option of that kind of *another* question
+            assert pool[after.options[i]] - {before.id}  # an option from that pool of *another* question
 
 
 def test_ncaq_drops_only_the_question(items):
@@ -77,14 +103,40 @@ def test_ncaq_drops_only_the_question(items):
     )
 
 
-@pytest.mark.parametrize("name", [p.name for p in OPTION_PERTURBATIONS])
-def test_same_seed_same_bytes_other_seed_other_output(items, name, tmp_path):
+def test_shuf_moves_each_answer_with_its_option_in_numpys_seeded_order():
+    """Two questions, each shuffled by one ``permutation`` of the seeded generator, in item order."""
+    q1 = MCQAItem("q1@0", "q1", "v", "Why?", ("a1", "x1", "y1", "z1"), 0, ("corr", "matched", "matched", "rewrite"))
+    q2 = MCQAItem("q2@1", "q2", "w", "How?", ("x2", "y2", "a2", "z2"), 2, ("matched", "rewrite", "corr", "matched"))
+    rng = np.random.default_rng(11)
+    orders = [rng.permutation(4).tolist(), rng.permutation(4).tolist()]
+    out = perturb([q1, q2], "SHUF", seed=11).items
+    for item, order, after in zip([q1, q2], orders, out):
+        assert after.options == tuple(item.options[i] for i in order)
+        assert after.option_markers == tuple(item.option_markers[i] for i in order)
+        assert after.answer_idx == order.index(item.answer_idx)
+        assert after.answer == item.answer and after.option_markers[after.answer_idx] == "corr"
+
+
+def test_shuf_moves_most_answers_and_needs_no_label(items):
+    out = perturb(items, "SHUF", seed=0).items
+    moved = sum(a.answer_idx != b.answer_idx for a, b in zip(out, items))
+    assert 0.6 * len(items) < moved < len(items)  # a uniform order keeps the answer's slot 1 time in 4
+    unlabelled = [MCQAItem(f"u{k}", f"u{k}", "v", "Why?", ("a", "b", "c"), None) for k in range(3)]
+    shuffled = perturb(unlabelled, "SHUF", seed=0).items
+    assert all(s.answer_idx is None and sorted(s.options) == ["a", "b", "c"] for s in shuffled)
+    with pytest.raises(ValueError, match="RIWI needs labelled items; 3 have no answer"):
+        perturb(unlabelled, "RIWI")
+
+
+@pytest.mark.parametrize("record", PERTURBATIONS.values(), ids=lambda p: p.name)
+def test_same_seed_same_bytes_other_seed_other_output(items, record, tmp_path):
     def written(seed, file):
-        write_siq2(tmp_path / file, perturb(items, name, seed=seed).items)
+        write_siq2(tmp_path / file, perturb(items, record, seed=seed).items)
         return (tmp_path / file).read_bytes()
 
     assert written(7, "a") == written(7, "b")
-    assert written(7, "a") != written(8, "c")
+    if record.apply is not drop_question:  # NCAQ draws nothing
+        assert written(7, "a") != written(8, "c")
 
 
 def test_desiq_d_partners_come_from_other_videos(items):
@@ -96,7 +148,7 @@ def test_desiq_d_partners_come_from_other_videos(items):
     for before, after in zip(items, result.items):
         assert after.answer == before.answer
         for i in after.incorrect_idx:
-            assert after.option_kinds[i] == SPLITS["d"].marker
+            assert after.option_markers[i] == SPLITS["d"].marker
             assert answer_videos[after.options[i]] - {before.video}
 
 
@@ -153,7 +205,7 @@ def test_partner_scope_errors_are_clear():
         perturb(items, "SWAP")
 
 
-@pytest.mark.parametrize("record", OPTION_PERTURBATIONS, ids=lambda p: p.name)
+@pytest.mark.parametrize("record", PARTNER_PERTURBATIONS, ids=lambda p: p.name)
 def test_an_a2_partner_never_comes_from_the_same_question(items, record):
     """A2 pairs of one question share the question and its options: every replacement must come from another
     question (before, a sibling pair could lend its distractor under RIWI / RAWI)."""
@@ -162,7 +214,7 @@ def test_an_a2_partner_never_comes_from_the_same_question(items, record):
     source = {item.id: item for item in base}
     pool = defaultdict(set)
     for item in base:
-        for i in item.incorrect_idx if record.pool is Pool.partner_distractor else (item.answer_idx,):
+        for i in item.incorrect_idx if _pool(record) is Pool.partner_distractor else (item.answer_idx,):
             pool[item.options[i]].add(item.id)
     for seed in range(3):
         for before, after in zip(pairs, perturb(pairs, record, seed=seed).items):
@@ -175,8 +227,6 @@ def test_an_a2_partner_never_comes_from_the_same_question(items, record):
 def test_a2_partners_by_hand():
     """Two questions of one video, three pairs each: under RIWI every pair of q1 must take a distractor of q2,
     and the reverse."""
-    from desiq.records import MCQAItem
-
     q1 = MCQAItem("q1@0", "q1", "v", "Why?", ("a1", "x1", "y1", "z1"), 0, ("corr", "matched", "matched", "rewrite"))
     q2 = MCQAItem("q2@1", "q2", "v", "How?", ("a2", "x2", "y2", "z2"), 0, ("corr", "matched", "matched", "rewrite"))
     pairs = to_a2([q1, q2])

@@ -8,8 +8,8 @@ from siq_data import REAL_SIQ2, needs_real_data, split_by_video
 
 from desiq.formats import read_mcqa
 from desiq.perturbations import PERTURBATIONS
-from desiq.probe import debiased_rows, evaluate, run_probe
 from desiq.probe_report import probe_markdown, write_probe_outputs
+from desiq.probe_table import debiased_rows, evaluate, run_probe
 from desiq.probes import PROBES, make_probe
 from desiq.sample import sample_items
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
@@ -66,9 +66,9 @@ def test_media_inputs_are_refused_by_text_probes(probe):
 
 def test_a_new_perturbation_record_is_a_new_table_row(monkeypatch):
     """One record is all a perturbation needs: it is scored, and its row says what a sound dataset gives."""
-    from desiq.perturbations import Direction, Perturbation, Pool, Target
+    from desiq.perturbations import Direction, Pool, Target, from_partner
 
-    record = Perturbation(
+    record = from_partner(
         "RIWX", Target.incorrect, Pool.partner_distractor, "riwx", Direction.original, Direction.original, "test"
     )
     monkeypatch.setitem(PERTURBATIONS._entries, record.name, record)
@@ -134,7 +134,7 @@ def test_probe_outputs_follow_the_contract(tmp_path):
     data = json.loads((tmp_path / "probe.json").read_text())
     assert data["inputs"] == "a" and data["probe"] == "tfidf-linear"
     cells = {(r["perturbation"], r["config"]) for r in data["results"] if r["data"] == "original"}
-    assert cells == {(p, c) for p in ("original", "RIWI", "RIWA", "RAWI", "RAWA") for c in ("A4", "A2")}
+    assert cells == {(p, c) for p in ("original", "RIWI", "RIWA", "RAWI", "RAWA", "SHUF") for c in ("A4", "A2")}
     for r in data["results"]:
         assert set(r) >= {"perturbation", "config", "accuracy", "chance", "n", "ci95"}
         assert r["ci95"][0] <= r["accuracy"] <= r["ci95"][1]
@@ -250,7 +250,7 @@ def test_expected_direction_is_what_the_paper_found():
 
 
 def test_verdicts_come_from_the_interval_never_from_the_row_name():
-    from desiq.probe import ProbeRow
+    from desiq.probe_table import ProbeRow
 
     row = ProbeRow("RIWA", "A4", 0.40, 0.25, 100, (0.31, 0.49), videos=40)
     assert row.verdict == "above chance: [31.0, 49.0] excludes 25%"

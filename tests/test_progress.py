@@ -84,7 +84,9 @@ def test_desiq_probe_on_the_sample_names_each_step_on_stderr(tmp_path):
     run = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "probe tfidf-linear: started" in run.stderr
-    assert "probe tfidf-linear: done, 12/12 (100%)" in run.stderr  # 2 fits + 10 scored cells
+    assert (
+        "probe tfidf-linear: done, 14/14 (100%)" in run.stderr
+    )  # 2 fits + 12 scored cells (original, 5 perturbations; A4, A2)
     for inputs in ("a", "q+a"):
         assert f"per-item tfidf-linear:{inputs}: done, 5/5 (100%)" in run.stderr  # 5 folds by video
     assert ": started" not in run.stdout and ": done, " not in run.stdout  # stdout: the tables only

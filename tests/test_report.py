@@ -141,7 +141,7 @@ def test_ocr_unified_score_averages_its_two_datasets(runs, report):
     assert len(by_dataset) == 2
     expected = np.mean(
         [
-            score_task("ocr", [r["parsed"] for r in group], [r["reference"] for r in group])["macro_f1"]
+            score_task("ocr", [r["parsed"] for r in group], [r["reference"] for r in group])["token_f1"]
             for group in by_dataset.values()
         ]
     )
@@ -479,3 +479,11 @@ def test_open_hands_the_page_to_the_browser(runs, tmp_path):
 def test_ocr_normalisation_is_documented(report):
     data = json.loads((report / "report.json").read_text())
     assert any(note.startswith("OCR: OCR text is normalised") for note in data["notes"])
+
+
+def test_ocr_token_f1_is_shown_with_the_papers_name(report):
+    md = (report / "report.md").read_text()
+    start = md.index("## Task ocr")
+    task = md[start : md.index("\n## ", start)]
+    assert "\n| token_f1 (the paper's Macro-F1) | " in task
+    assert "| macro_f1 |" not in task

@@ -5,7 +5,7 @@ import sys
 import pytest
 from siq_data import REAL_SIQ2, needs_real_data
 
-from desiq.formats import FORMATS, read_mcqa, write_mcqa
+from desiq.formats import MCQA_FORMATS, read_mcqa, write_mcqa
 from desiq.formats.siq2 import parse_siq2_row, read_siq2, siq2_row, write_siq2
 from desiq.records import to_a2
 from mmsoc.core.io import InputError
@@ -83,9 +83,10 @@ def test_malformed_rows_name_file_line_and_field(tmp_path, change, line, field):
 
 
 def test_every_perturbation_and_split_marker_reads_back(tmp_path):
-    for kinds, answer_idx in ((["riwa", "riwi", "corr", "desiq_s"], 2), (["matched", "rawi", "desiq_d", "rewrite"], 1)):
-        row = {**ROW, "idx_types": kinds, "answer_idx": answer_idx, "ans_corr": ROW[f"a{answer_idx}"]}
-        assert read_mcqa(write_rows(tmp_path / "qa.json", [row]))[0].option_kinds == tuple(kinds)
+    cases = ((["riwa", "riwi", "corr", "desiq_s"], 2), (["matched", "rawi", "desiq_d", "rewrite"], 1))
+    for markers, answer_idx in cases:
+        row = {**ROW, "idx_types": markers, "answer_idx": answer_idx, "ans_corr": ROW[f"a{answer_idx}"]}
+        assert read_mcqa(write_rows(tmp_path / "qa.json", [row]))[0].option_markers == tuple(markers)
 
 
 def test_missing_field_and_bad_json(tmp_path):
@@ -101,7 +102,7 @@ def test_missing_field_and_bad_json(tmp_path):
 
 
 def test_format_is_detected_or_named(tmp_path):
-    assert {"siq1", "siq2"} <= set(FORMATS)
+    assert {"siq1", "siq2"} <= set(MCQA_FORMATS)
     v2, v1 = write_rows(tmp_path / "v2.jsonl", [ROW]), write_rows(tmp_path / "v1.jsonl", [V1_ROW])
     assert read_mcqa(v2) == read_mcqa(v2, "siq2") and read_mcqa(v1) == read_mcqa(v1, "siq1")
     with pytest.raises(InputError, match=r"line 1: fields \['question'\] match no known MCQA format"):
@@ -151,7 +152,7 @@ def test_social_iq_1_shape_reads_as_4_a4_items_whose_a2_pairs_are_all_12(tmp_pat
     assert len(a4) == 8 and len({item.id for item in a4}) == 8
     for item, c in zip(a4, correct):
         assert item.answer == c and sorted(item.options) == sorted([c, *wrong])
-        assert item.option_kinds[item.answer_idx] == "corr" and item.option_kinds.count("incorrect") == 3
+        assert item.option_markers[item.answer_idx] == "corr" and item.option_markers.count("incorrect") == 3
     assert len({item.answer_idx for item in a4[:4]}) == 4  # the correct slot rotates
     a2 = to_a2(a4[:4])
     assert len(a2) == 12
@@ -175,7 +176,7 @@ def test_malformed_social_iq_1_rows_are_named(tmp_path, change, field):
 
 
 def test_perturbed_social_iq_1_items_are_written_as_social_iq_2_and_read_back(tmp_path):
-    from desiq.perturb import perturb
+    from desiq.perturbation_schemes import perturb
 
     rows = [
         {
@@ -190,6 +191,6 @@ def test_perturbed_social_iq_1_items_are_written_as_social_iq_2_and_read_back(tm
     items = perturb(read_mcqa(write_rows(tmp_path / "v1.jsonl", rows)), "RIWA", seed=0).items
     write_mcqa(tmp_path / "out.jsonl", items)
     back = read_mcqa(tmp_path / "out.jsonl")
-    assert [(b.qid, b.options, b.option_kinds, b.answer_idx) for b in back] == [
-        (i.qid, i.options, i.option_kinds, i.answer_idx) for i in items
+    assert [(b.qid, b.options, b.option_markers, b.answer_idx) for b in back] == [
+        (i.qid, i.options, i.option_markers, i.answer_idx) for i in items
     ]

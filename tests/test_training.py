@@ -10,7 +10,7 @@ import torch
 from tiny_models import build_tiny_bert_classifier
 
 from mmsoc.models.text_classifier import fit_sequence_classifier
-from mmsoc.runners.training import (
+from mmsoc.runners.training_loop import (
     EarlyStopping,
     LoopSettings,
     LoopState,

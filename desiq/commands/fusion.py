@@ -6,10 +6,28 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from desiq.commands.fusion_options import (
+    ArchitectureChoice,
+    AudioEncoder,
+    Backbone,
+    Epochs,
+    Lr,
+    MaxTokens,
+    ModelOut,
+    NumFrames,
+    Patience,
+    TextEncoder,
+    TrainBatchSize,
+    TrainChoices,
+    TrainData,
+    TrainInputs,
+    VideoEncoder,
+    VideoPretrained,
+)
 from desiq.commands.options import (
     CacheDir,
     Data,
@@ -22,10 +40,19 @@ from desiq.commands.options import (
     field_mapping,
     perturbation_help,
 )
-from desiq.fusion.architecture import AUDIO_ENCODER, DEFAULTS, TEXT_ENCODER, Architecture
+from desiq.fusion.architecture import AUDIO_ENCODER, DEFAULTS, Architecture
 from mmsoc.core.cli import commands, note
 from mmsoc.core.io import UsageError
 from mmsoc.core.options import BatchSize, Progress, Seed, option
+
+if TYPE_CHECKING:
+    from desiq.data import QAData
+    from desiq.formats.mcqa_fields import Mapping
+    from desiq.fusion import FusionConfig
+    from desiq.fusion.features import MediaFeatures
+    from desiq.fusion.runner import FusionScorer
+    from desiq.records import MCQAItem
+    from mmsoc.media import EncoderSpec
 
 app = commands()
 fusion_app = typer.Typer(help="The T5-fusion model: train it, score questions with it.", no_args_is_help=True)
@@ -39,116 +66,23 @@ DEV_FRACTION = 0.2
 
 @fusion_app.command("train")
 def train(
-    data: Annotated[
-        Path,
-        option(
-            "--data",
-            help="Social-IQ folder: trains on qa/qa_train.json with early stopping on "
-            "qa/qa_val.json, media by vid_name. Or a single QA file (inputs "
-            "without media; any MCQA file with K options, see --fields): a seeded fifth of its videos "
-            "(groups) is the dev set.",
-        ),
-    ],
-    backbone: Annotated[
-        str,
-        option(
-            "--backbone",
-            help="T5 checkpoint id (t5-small) or local folder with the checkpoint "
-            "and tokenizer, e.g. from `hf download google-t5/t5-small "
-            "--local-dir DIR`; its encoder is used.",
-        ),
-    ],
-    out: Annotated[Path, option("--out", help="Model folder to write (backbone/, head, config, metrics.json).")],
-    architecture: Annotated[
-        Architecture,
-        option(
-            "--architecture",
-            help="paper: the official DeSIQ Concat model (frozen BERT features of q, a and transcript through "
-            "Linear(768->512), frozen ViT frames and wav2vec2 audio, [q|t|v|s|a] through T5, segment ends, "
-            "sigmoid MLP head; its defects fixed, see desiq/fusion/architecture.py); ours: T5 fine-tuned over "
-            "the q/a tokens with pooled, masked media.",
-        ),
-    ] = Architecture.paper,
-    inputs: Annotated[
-        str,
-        option(
-            "--inputs",
-            help="Input setting: q question, a answer, t transcript, v video, "
-            "s audio, joined by '+'; 'a' alone is the paper's NCAQ (options "
-            "only: no question, no media).",
-        ),
-    ] = "q+a+t+v+s",
-    choices: Annotated[
-        str,
-        option(
-            "--choices",
-            help="AK (or its name: A4 for Social-IQ, A3 for three options): cross-entropy over all K options; "
-            "A2: over (correct, incorrect) pairs.",
-        ),
-    ] = "AK",
-    epochs: Annotated[
-        int | None, option("--epochs", help="Maximum training epochs (default 40 paper, 10 ours).")
-    ] = None,
+    data: TrainData,
+    backbone: Backbone,
+    out: ModelOut,
+    architecture: ArchitectureChoice = Architecture.paper,
+    inputs: TrainInputs = "q+a+t+v+s",
+    choices: TrainChoices = "AK",
+    epochs: Epochs = None,
     seed: Seed = 0,
-    lr: Annotated[float, option("--lr", help="AdamW learning rate.")] = 1e-4,
-    batch_size: Annotated[
-        int | None, option("--batch-size", help="Questions per training step per process (default 1 paper, 8 ours).")
-    ] = None,
-    patience: Annotated[
-        int | None,
-        option(
-            "--patience",
-            help="paper: stop after more than this many dev decreases in a "
-            "row (default 4, the official rule); ours: after this many "
-            "epochs without a better dev score (default 3).",
-        ),
-    ] = None,
-    video_encoder: Annotated[
-        str | None,
-        option(
-            "--video-encoder",
-            help="paper: transformers ViT id or folder (default "
-            f"{DEFAULTS[Architecture.paper].video_encoder}); ours: "
-            "open_clip architecture, open_clip folder, or hf:ID / "
-            "transformers CLIP folder (default ViT-B-32).",
-        ),
-    ] = None,
-    video_pretrained: Annotated[
-        str,
-        option(
-            "--video-pretrained", help="ours: open_clip pretrained tag or checkpoint file ('none': random weights)."
-        ),
-    ] = "openai",
-    num_frames: Annotated[
-        int | None,
-        option(
-            "--num-frames",
-            help="paper: the first N frames at one per second (default 60); "
-            "ours: N frames sampled uniformly (default 8).",
-        ),
-    ] = None,
-    audio_encoder: Annotated[
-        str,
-        option(
-            "--audio-encoder",
-            help="A transformers speech encoder id or folder (wav2vec2-style, "
-            f"default {AUDIO_ENCODER} as the paper), or 'logmel' (log-mel "
-            "features, no pretrained model).",
-        ),
-    ] = AUDIO_ENCODER,
-    text_encoder: Annotated[
-        str | None,
-        option(
-            "--text-encoder",
-            help="paper: the frozen BERT-style encoder of question, "
-            f"options and transcript (default {TEXT_ENCODER}); ours: "
-            "the sentence encoder of transcript cues (default: the "
-            "shipped all-MiniLM-L6-v2).",
-        ),
-    ] = None,
-    max_tokens: Annotated[
-        int, option("--max-tokens", help="ours: feature positions per modality (longer sequences are average-pooled).")
-    ] = 16,
+    lr: Lr = 1e-4,
+    batch_size: TrainBatchSize = None,
+    patience: Patience = None,
+    video_encoder: VideoEncoder = None,
+    video_pretrained: VideoPretrained = "openai",
+    num_frames: NumFrames = None,
+    audio_encoder: AudioEncoder = AUDIO_ENCODER,
+    text_encoder: TextEncoder = None,
+    max_tokens: MaxTokens = 16,
     cache_dir: CacheDir = None,
     fields: Fields = None,
     schema: Schema = None,
@@ -156,40 +90,16 @@ def train(
     progress: Progress = True,
 ) -> None:
     """Train the T5-fusion model with early stopping on the dev questions; write the model and metrics.json."""
-    from desiq.data import hold_out_videos, qa_data, resolve_data
-    from desiq.formats import read_note
-    from desiq.fusion import FusionConfig, default_encoders, fusion_accelerator, train_fusion
-    from desiq.fusion.paper_media import paper_encoders
-    from desiq.fusion.runner import chance, check_model_folder
-    from desiq.records import configs
+    from desiq.fusion import FusionConfig, fusion_accelerator, train_fusion
+    from desiq.fusion.runner import check_model_folder
     from mmsoc.media import FeatureCache
 
-    data = resolve_data(data)
-    if data.is_dir():
-        train_data = qa_data(data, "train", format=format)
-        reading = train_data.reading()
-        train_items, dev_items = reading.items, qa_data(data, "val", format=format).items()
-    else:
-        train_data = qa_data(data, mapping=field_mapping(fields, schema), format=format)
-        reading = train_data.reading()
-        train_items, dev_items = hold_out_videos(reading.items, DEV_FRACTION, seed)
-    note(read_note(reading))
+    train_data, train_items, dev_items = _training_split(data, field_mapping(fields, schema), format, seed)
     train_data.require_media(inputs)
     chosen = config_of(choices, train_items)
     check_model_folder(out)  # a folder that cannot take the model fails now, not after training
     d = DEFAULTS[architecture]
-    if architecture is Architecture.paper:
-        encoders = paper_encoders(
-            text_encoder or d.text_encoder, video_encoder or d.video_encoder, num_frames or d.num_frames, audio_encoder
-        )
-    else:
-        encoders = default_encoders(
-            video_encoder or d.video_encoder,
-            None if video_pretrained.lower() == "none" else video_pretrained,
-            num_frames or d.num_frames,
-            audio_encoder,
-            text_encoder or d.text_encoder,
-        )
+    encoders = _encoders(architecture, video_encoder, video_pretrained, num_frames, audio_encoder, text_encoder)
     cfg = FusionConfig(
         backbone,
         inputs,
@@ -212,31 +122,95 @@ def train(
             train_items, dev_items, train_data.media_root, cfg, FeatureCache(cache_dir), accelerator, progress=progress
         )
     if accelerator.is_main_process:
-        names = configs(dev_items)
-        metrics = {
-            "dev": {c: dev[c] for c in names},
-            "chance": chance(names),
-            "inputs": cfg.inputs,
-            "config": cfg.config,
-            "architecture": cfg.architecture,
-            "missing": features.missing_counts(train_items + dev_items),
-            "best_epoch": dev["epoch"],
-            "history": dev["history"],
-            "n_train": len(train_items),
-            "n_dev": len(dev_items),
-            "processes": accelerator.num_processes,
-        }
-        scorer.save(out, extra={"metrics.json": metrics})  # model and metrics appear together, in one rename
-        for modality, errors in features.errors.items():
-            if errors:
-                first = next(iter(errors.items()))
-                note(f"note: {modality} masked for {len(errors)} video(s) (first: {first[0]}: {first[1]})")
-        typer.echo(
-            f"{cfg.inputs} {cfg.config}: dev {_scores(dev, names)} (epoch {dev['epoch']}); "
-            f"missing {metrics['missing']}; architecture {cfg.architecture}"
-        )
-        note(f"wrote {out}")
+        _save_trained(out, scorer, dev, features, cfg, train_items, dev_items, accelerator.num_processes)
     accelerator.wait_for_everyone()  # every process returns once the model is on disk
+
+
+def _training_split(
+    data: Path, mapping: Mapping | None, format: str, seed: int
+) -> tuple[QAData, list[MCQAItem], list[MCQAItem]]:
+    """The training source and its train and dev questions: a Social-IQ folder's train and val files, or a single
+    file with a seeded :data:`DEV_FRACTION` of its videos held out."""
+    from desiq.data import hold_out_videos, qa_data, resolve_data
+    from desiq.formats import read_note
+
+    data = resolve_data(data)
+    if data.is_dir():
+        train_data = qa_data(data, "train", format=format)
+        reading = train_data.reading()
+        train_items, dev_items = reading.items, qa_data(data, "val", format=format).items()
+    else:
+        train_data = qa_data(data, mapping=mapping, format=format)
+        reading = train_data.reading()
+        train_items, dev_items = hold_out_videos(reading.items, DEV_FRACTION, seed)
+    note(read_note(reading))
+    return train_data, train_items, dev_items
+
+
+def _encoders(
+    architecture: Architecture,
+    video_encoder: str | None,
+    video_pretrained: str,
+    num_frames: int | None,
+    audio_encoder: str,
+    text_encoder: str | None,
+) -> dict[str, EncoderSpec]:
+    """The media encoders of ``architecture``, its defaults where a flag is not given."""
+    from desiq.fusion import default_encoders
+    from desiq.fusion.paper_media import paper_encoders
+
+    d = DEFAULTS[architecture]
+    if architecture is Architecture.paper:
+        return paper_encoders(
+            text_encoder or d.text_encoder, video_encoder or d.video_encoder, num_frames or d.num_frames, audio_encoder
+        )
+    return default_encoders(
+        video_encoder or d.video_encoder,
+        None if video_pretrained.lower() == "none" else video_pretrained,
+        num_frames or d.num_frames,
+        audio_encoder,
+        text_encoder or d.text_encoder,
+    )
+
+
+def _save_trained(
+    out: Path,
+    scorer: FusionScorer,
+    dev: dict,
+    features: MediaFeatures,
+    cfg: FusionConfig,
+    train_items: list[MCQAItem],
+    dev_items: list[MCQAItem],
+    processes: int,
+) -> None:
+    """Write the model with its metrics.json in one rename; say what was masked and the dev scores."""
+    from desiq.fusion.runner import chance
+    from desiq.records import configs
+
+    names = configs(dev_items)
+    metrics = {
+        "dev": {c: dev[c] for c in names},
+        "chance": chance(names),
+        "inputs": cfg.inputs,
+        "config": cfg.config,
+        "architecture": cfg.architecture,
+        "missing": features.missing_counts(train_items + dev_items),
+        "best_epoch": dev["epoch"],
+        "history": dev["history"],
+        "n_train": len(train_items),
+        "n_dev": len(dev_items),
+        "processes": processes,
+    }
+    scorer.save(out, extra={"metrics.json": metrics})  # model and metrics appear together, in one rename
+    for modality, errors in features.errors.items():
+        if errors:
+            first = next(iter(errors.items()))
+            note(f"note: {modality} masked for {len(errors)} video(s) (first: {first[0]}: {first[1]})")
+    typer.echo(
+        f"{cfg.inputs} {cfg.config}: dev {_scores(dev, names)} (epoch {dev['epoch']}); "
+        f"missing {metrics['missing']}; architecture {cfg.architecture}"
+    )
+    note(f"wrote {out}")
 
 
 def _scores(metrics: dict, names: tuple[str, ...]) -> str:

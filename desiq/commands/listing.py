@@ -1,4 +1,4 @@
-"""``desiq list KIND``: the MCQA formats, probes, perturbations, conditions, prompts and models a desiq
+"""``desiq list WHAT``: the MCQA formats, probes, perturbations, conditions, prompts and models a desiq
 command can be given, each with one line on it and its origin (``built in`` or ``plugin DIST (module)``).
 
 Also the one-line help texts of the options that name them (importing nothing heavy).
@@ -19,11 +19,11 @@ app = commands()
 
 
 def format_rows() -> list[Row]:
-    from desiq.formats import FORMATS
+    from desiq.formats import MCQA_FORMATS
 
     return [
-        Row(name, f.description + ("" if f.write else " (read only)"), FORMATS.origin(name))
-        for name, f in FORMATS.items()
+        Row(name, f.description + ("" if f.write else " (read only)"), MCQA_FORMATS.origin(name))
+        for name, f in MCQA_FORMATS.items()
     ]
 
 
@@ -85,17 +85,17 @@ LISTS: dict[str, Callable[[], list[Row]]] = {
 
 def mcqa_format_help() -> str:
     """The ``--format`` help: every MCQA format (plugins too), and what ``auto`` does."""
-    from desiq.formats import FORMATS
+    from desiq.formats import MCQA_FORMATS
 
-    names = ", ".join(name for name, _, _ in FORMATS.known())
+    names = ", ".join(name for name, _, _ in MCQA_FORMATS.known())
     return f"Format of the QA file: auto (by content), {names} (`desiq list formats`)."
 
 
 def out_format_help() -> str:
     """The ``--out-format`` help: every MCQA format that can be written."""
-    from desiq.formats import FORMATS
+    from desiq.formats import MCQA_FORMATS
 
-    writable = [name for name, f, _ in FORMATS.known() if f.write is not None]
+    writable = [name for name, f, _ in MCQA_FORMATS.known() if f.write is not None]
     return f"Format of the file written: {', '.join(writable)} (default: the input's, where --out's extension fits)."
 
 
@@ -117,8 +117,10 @@ def prompt_help() -> str:
 
 
 @app.command("list")
-def list_command(kind: str = typer.Argument(..., help=f"What to list: {', '.join(LISTS)}.", metavar="KIND")) -> None:
-    """List every name of one KIND (formats, probes, conditions, ...): its description and origin."""
-    if kind not in LISTS:
-        raise UsageError(unknown_message("list", kind, LISTS))
-    print_rows(LISTS[kind]())
+def list_command(
+    listing: str = typer.Argument(..., help=f"What to list: {', '.join(LISTS)}.", metavar="WHAT"),
+) -> None:
+    """List every name in WHAT (formats, probes, conditions, ...): its description and origin."""
+    if listing not in LISTS:
+        raise UsageError(unknown_message("list", listing, LISTS))
+    print_rows(LISTS[listing]())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -73,44 +73,62 @@ def _media(num_frames: int, fps: float | None, video_as: str | None, cache_dir: 
     return MediaSettings(num_frames, fps, video_as, str(cache_dir) if cache_dir else None)
 
 
+EvalOut = Annotated[
+    Path,
+    option(
+        "--out",
+        help="Run folder: config.json, predictions.jsonl, metrics.json, "
+        "table.md (submission.jsonl for unlabelled questions). A rerun "
+        "resumes; a different configuration there is refused.",
+    ),
+]
+Answer = Annotated[
+    str,
+    option(
+        "--answer",
+        help="loglik: log-likelihood of each answer (acc and acc_norm); generate: the model writes its answer.",
+    ),
+]
+Parse = Annotated[
+    str,
+    option(
+        "--parse",
+        help="How written answers are read: "
+        + ", ".join(PARSE_RULES)
+        + " (challenge: the official baseline's digit rule).",
+    ),
+]
+Condition = Annotated[str | None, option("--condition", help=condition_help())]
+MaxNewTokens = Annotated[int, option("--max-new-tokens", min=1, help="Longest written answer.")]
+PrefixCache = Annotated[
+    str,
+    option(
+        "--prefix-cache",
+        help="auto: score and generate the questions that share their media from one shared prefix, where "
+        "the model's family allows it; off: every request whole.",
+    ),
+]
+ApiBase = Annotated[
+    str | None,
+    option(
+        "--api-base",
+        help="URL of an OpenAI-compatible server for "
+        "--model openai:NAME (loglik needs prompt logprobs, as vLLM "
+        "serves them).",
+    ),
+]
+
+
 @app.command("eval")
 def eval_command(
     model: flags.Model,
     data: Data,
-    out: Annotated[
-        Path,
-        option(
-            "--out",
-            help="Run folder: config.json, predictions.jsonl, metrics.json, "
-            "table.md (submission.jsonl for unlabelled questions). A rerun "
-            "resumes; a different configuration there is refused.",
-        ),
-    ],
+    out: EvalOut,
     split: Split = None,
     inputs: Inputs = "q+a+t+v",
-    answer: Annotated[
-        str,
-        option(
-            "--answer",
-            help="loglik: log-likelihood of each answer (acc and acc_norm); generate: the model writes its answer.",
-        ),
-    ] = "loglik",
-    parse: Annotated[
-        str,
-        option(
-            "--parse",
-            help="How written answers are read: "
-            + ", ".join(PARSE_RULES)
-            + " (challenge: the official baseline's digit rule).",
-        ),
-    ] = "lenient",
-    condition: Annotated[
-        str | None,
-        option(
-            "--condition",
-            help=condition_help(),
-        ),
-    ] = None,
+    answer: Answer = "loglik",
+    parse: Parse = "lenient",
+    condition: Condition = None,
     num_frames: NumFrames = 8,
     fps: Fps = None,
     video_as: VideoAs = None,
@@ -120,34 +138,19 @@ def eval_command(
     adapter: Adapter = None,
     prompt: Prompt = DEFAULT_PROMPT,
     prompts_file: PromptsFile = None,
-    max_new_tokens: Annotated[int, option("--max-new-tokens", min=1, help="Longest written answer.")] = 32,
+    max_new_tokens: MaxNewTokens = 32,
     dtype: flags.WeightsDtype = "auto",
     device: Device = "auto",
     device_map: flags.DeviceMap = "none",
     attn_implementation: flags.AttnImplementation = None,
     chat_template: flags.ChatTemplate = None,
     generation_config: flags.GenerationConfig = "neutral",
-    prefix_cache: Annotated[
-        str,
-        option(
-            "--prefix-cache",
-            help="auto: score and generate the questions that share their media from one shared prefix, where "
-            "the model's family allows it; off: every request whole.",
-        ),
-    ] = "auto",
+    prefix_cache: PrefixCache = "auto",
     max_context: flags.MaxContext = None,
     fit: flags.Fit = "drop",
     log_prompts: flags.LogPrompts = False,
     cache_dir: CacheDir = None,
-    api_base: Annotated[
-        str | None,
-        option(
-            "--api-base",
-            help="URL of an OpenAI-compatible server for "
-            "--model openai:NAME (loglik needs prompt logprobs, as vLLM "
-            "serves them).",
-        ),
-    ] = None,
+    api_base: ApiBase = None,
     concurrency: flags.Concurrency = 8,
     request_timeout: flags.RequestTimeout = 600.0,
     retries: flags.Retries = 6,
@@ -163,12 +166,15 @@ def eval_command(
     """Ask MODEL every question under every DeSIQ condition; accuracy with chance and intervals by video."""
     from desiq.commands.options import field_mapping
     from desiq.llm.evaluate import EvalOptions, evaluate
-    from desiq.llm.table import conditions_table
     from mmsoc.core.batching import parse_batch_size
 
     model_flags = flags.model_flags(
         dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
     )
+    server = flags.server_options(api_base, concurrency, request_timeout, retries, deadline, max_response_bytes)
+    batch, mapping = parse_batch_size(batch_size), field_mapping(fields, schema)
+    media = _media(num_frames, fps, video_as, cache_dir)
+    prefix = flags.choice("--prefix-cache", prefix_cache, ("auto", "off"))
     options = EvalOptions(
         split=split,
         inputs=inputs,
@@ -177,7 +183,7 @@ def eval_command(
         conditions=condition,
         seed=seed,
         limit=limit,
-        batch_size=parse_batch_size(batch_size),
+        batch_size=batch,
         prompt=prompt,
         prompts_file=prompts_file,
         max_new_tokens=max_new_tokens,
@@ -185,20 +191,20 @@ def eval_command(
         log_prompts=log_prompts,
         progress=progress,
         min_clusters=min_clusters,
-        mapping=field_mapping(fields, schema),
+        mapping=mapping,
         media_root=media_root,
         format=format,
-        model=model_flags.model_options(
-            device=device,
-            adapter=adapter,
-            media=_media(num_frames, fps, video_as, cache_dir),
-            prefix_cache=flags.choice("--prefix-cache", prefix_cache, ("auto", "off")),
-            **flags.server_options(api_base, concurrency, request_timeout, retries, deadline, max_response_bytes),
-        ),
+        model=model_flags.model_options(device=device, adapter=adapter, media=media, prefix_cache=prefix, **server),
     )
     metrics = evaluate(model, data, out, options)
-    if metrics is None:
-        return
+    if metrics is not None:
+        _show(metrics, out, min_clusters)
+
+
+def _show(metrics: dict[str, Any], out: Path, min_clusters: int) -> None:
+    """The conditions table (or, for unlabelled questions, what was answered), the work done and the folder."""
+    from desiq.llm.table import conditions_table
+
     if not metrics["labelled"]:
         sub = metrics.get("submission")
         typer.echo(
@@ -258,6 +264,28 @@ def table_command(
     typer.echo(text)
 
 
+Explanations = Annotated[
+    Path | None,
+    option(
+        "--explanations",
+        help="Teacher explanations (JSONL of id, "
+        "explanation; or an `mmsoc explain` run folder): targets "
+        "become 'ANSWER Explanation: ...'.",
+    ),
+]
+MicroBatchSize = Annotated[
+    int, option("--micro-batch-size", min=1, help="Examples per forward pass; gradients accumulate up to --batch-size.")
+]
+TargetModules = Annotated[
+    str,
+    option(
+        "--target-modules",
+        help="'attention' (the language model's attention projections, by the names its architecture uses) "
+        "or comma-separated names of language-model linear layers to adapt (lm_head included when named).",
+    ),
+]
+
+
 @app.command("finetune")
 def finetune_command(
     model: Annotated[str, option("--model", help="Hub id or folder (or hf:ID) of the base model.")],
@@ -266,21 +294,10 @@ def finetune_command(
     inputs: Inputs = "q+a+t+v",
     split: Split = None,
     limit: Limit = None,
-    explanations: Annotated[
-        Path | None,
-        option(
-            "--explanations",
-            help="Teacher explanations (JSONL of id, "
-            "explanation; or an `mmsoc explain` run folder): targets "
-            "become 'ANSWER Explanation: ...'.",
-        ),
-    ] = None,
+    explanations: Explanations = None,
     epochs: Annotated[int, option("--epochs", min=1, help="Passes over the training questions.")] = 1,
     batch_size: Annotated[int, option("--batch-size", min=1, help="Examples per optimizer step.")] = 16,
-    micro_batch_size: Annotated[
-        int,
-        option("--micro-batch-size", min=1, help="Examples per forward pass; gradients accumulate up to --batch-size."),
-    ] = 4,
+    micro_batch_size: MicroBatchSize = 4,
     learning_rate: Annotated[float, option("--lr", min=0.0, help="Peak learning rate.")] = 2e-4,
     warmup_ratio: Annotated[float, option("--warmup-ratio", min=0.0, max=1.0)] = 0.03,
     weight_decay: Annotated[float, option("--weight-decay", min=0.0)] = 0.0,
@@ -292,14 +309,7 @@ def finetune_command(
     rank: Annotated[int, option("--lora-rank", min=1)] = 8,
     alpha: Annotated[int, option("--lora-alpha", min=1)] = 16,
     dropout: Annotated[float, option("--lora-dropout", min=0.0, max=1.0)] = 0.05,
-    target_modules: Annotated[
-        str,
-        option(
-            "--target-modules",
-            help="'attention' (the language model's attention projections, by the names its architecture uses) "
-            "or comma-separated names of language-model linear layers to adapt (lm_head included when named).",
-        ),
-    ] = "attention",
+    target_modules: TargetModules = "attention",
     lora_mlp: Annotated[bool, option("--lora-mlp", help="Adapt the language model's MLP projections too.")] = False,
     max_target_tokens: Annotated[int, option("--max-target-tokens", min=2)] = 256,
     prompt: Prompt = DEFAULT_PROMPT,

@@ -16,18 +16,17 @@ if TYPE_CHECKING:
     from desiq.formats.mcqa_fields import Mapping
     from desiq.records import MCQAItem
 
-PerturbKind = Enum("PerturbKind", {name: name for name, _, _ in PERTURBATIONS.known()}, type=str)
-OptionPerturbKind = Enum(
-    "OptionPerturbKind", {name: name for name, p, _ in PERTURBATIONS.known() if p.replaces_option}, type=str
+# the members come from the registries, which mypy cannot read
+PerturbKind = Enum("PerturbKind", {name: name for name, _, _ in PERTURBATIONS.known()}, type=str)  # type: ignore[misc]
+OptionPerturbKind = Enum(  # type: ignore[misc]
+    "OptionPerturbKind", {name: name for name, p, _ in PERTURBATIONS.known() if not p.retrains}, type=str
 )
-Variant = Enum("Variant", {key: key for key in SPLITS}, type=str)
+Variant = Enum("Variant", {key: key for key in SPLITS}, type=str)  # type: ignore[misc]
 
 
 def perturbation_help(option_only: bool = False) -> str:
     """Each perturbation's change, from its record."""
-    return "; ".join(
-        f"{name}: {p.change}" for name, p, _ in PERTURBATIONS.known() if p.replaces_option or not option_only
-    )
+    return "; ".join(f"{name}: {p.change}" for name, p, _ in PERTURBATIONS.known() if not (p.retrains and option_only))
 
 
 def variant_help() -> str:

@@ -24,12 +24,12 @@ from desiq.commands.options import (
     perturbation_help,
     variant_help,
 )
-from desiq.perturbations import Scope
+from desiq.perturbation_schemes import Scope
 from mmsoc.core.options import Seed, option
 
 if TYPE_CHECKING:
     from desiq.formats import MCQAReading
-    from desiq.perturb import PerturbResult
+    from desiq.perturbation_schemes import PerturbResult
 from mmsoc.core.cli import commands, note
 
 app = commands()
@@ -74,21 +74,27 @@ def perturb(
     format: Format = "auto",
     out_format: OutFormat = None,
 ) -> None:
-    """Apply one perturbation of the DeSIQ paper to a QA file."""
+    """Apply one perturbation (of the DeSIQ paper, option shuffling or a plugin's) to a QA file."""
     from desiq.commands.options import config_of
     from desiq.data import qa_data
     from desiq.formats import read_note
-    from desiq.perturb import perturb as apply
+    from desiq.perturbation_schemes import perturb as apply
     from desiq.records import in_config
 
     mapping = field_mapping(fields, schema)
     reading = qa_data(data, split, mapping=mapping, media_root=media_root, format=format).reading()
     note(read_note(reading))
+    from desiq.perturbations import PERTURBATIONS
+
     config = config_of(choices, reading.items)
-    result = apply(in_config(reading.items, config), condition.value, seed=seed, scope=scope)
+    items = in_config(reading.items, config)
+    result = apply(items, condition.value, seed=seed, scope=scope)
     scoped = (scope or Scope.any).value
     made = f"desiq perturb --condition {condition.value} --choices {config} --scope {scoped} --seed {seed}"
-    _write(out, reading, result, made, out_format)
+    moved = None
+    if not PERTURBATIONS[condition.value].keeps_answer_index:
+        moved = sum(before.answer_idx != after.answer_idx for before, after in zip(items, result.items))
+    _write(out, reading, result, made, out_format, moved)
 
 
 @app.command()
@@ -133,9 +139,11 @@ def build(
         )
 
 
-def _write(out: Path, reading: MCQAReading, result: PerturbResult, made: str, out_format: str | None) -> None:
+def _write(
+    out: Path, reading: MCQAReading, result: PerturbResult, made: str, out_format: str | None, moved: int | None = None
+) -> None:
     """The perturbed items (in the input's format and layout where it is writable, else Social-IQ 2.0) and
-    their card."""
+    their card; ``moved``: how many answers moved to another index, for a perturbation that moves them."""
     from desiq.cards import write_card
     from desiq.formats import write_like, write_note
 
@@ -148,6 +156,9 @@ def _write(out: Path, reading: MCQAReading, result: PerturbResult, made: str, ou
         "options left as they were (the pool ran dry)": result.dry_options,
         "questions with an option left as it was": result.dry_items,
     }
+    if moved is not None:
+        counts["questions whose answer moved to another index"] = moved
     card = write_card(out, reading, made, counts)
-    dry = f"; {result.dry_options} options left as they were (pool ran dry)" if result.dry_options else ""
-    note(f"{made}: {len(result.items)} items, {result.options_replaced} options replaced{dry} -> {out} ({card.name})")
+    tail = f"; {result.dry_options} options left as they were (pool ran dry)" if result.dry_options else ""
+    tail += f"; {moved} answers moved to another index" if moved is not None else ""
+    note(f"{made}: {len(result.items)} items, {result.options_replaced} options replaced{tail} -> {out} ({card.name})")

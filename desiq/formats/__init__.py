@@ -1,4 +1,4 @@
-"""MCQA file formats, one module each, found by the ``FORMATS`` registry.
+"""MCQA file formats, one module each, found by the ``MCQA_FORMATS`` registry.
 
 A format module declares ``FORMAT = MCQAFormat(...)``: its name, what its files look like
 (``detect``), a reader to ``MCQAItem`` and, where items can be written back in it, a writer. Every writer
@@ -41,8 +41,8 @@ class MCQAFormat:
 
     name: str
     description: str
-    kinds: frozenset[str]
-    """The option kinds its files carry as released (one of them is ``corr``)."""
+    markers: frozenset[str]
+    """The option markers its files carry as released (one of them is ``corr``)."""
     detect: Callable[[Path], bool]
     """Whether a file looks like this format (for ``format="auto"``)."""
     read: Callable[[Path], list[MCQAItem]]
@@ -60,15 +60,15 @@ class MCQAFormat:
         return self.label(path, reading) if self.label is not None else self.description
 
 
-FORMATS: Registry[MCQAFormat] = Registry("MCQA format")
-FORMATS.discover(
+MCQA_FORMATS: Registry[MCQAFormat] = Registry("MCQA format")
+MCQA_FORMATS.discover(
     "desiq.formats",
     lambda module: [(f.name, f) for f in [getattr(module, "FORMAT", None)] if isinstance(f, MCQAFormat)],
 )
 
 
 def read_mcqa(path: str | os.PathLike, format: str = "auto") -> list[MCQAItem]:
-    """Read a QA file in ``format`` (a name in ``FORMATS``), or in the one format it looks like."""
+    """Read a QA file in ``format`` (a name in ``MCQA_FORMATS``), or in the one format it looks like."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "file not found")
@@ -80,8 +80,8 @@ def format_of(path: Path, format: str = "auto", mapping: Mapping | None = None) 
     generic ``mcqa``, whose reader says what it misses), else the one it looks like; a ``mapping`` reads
     it as ``mcqa``."""
     if format == "auto":
-        return FORMATS[GENERIC] if mapping is not None else detect_format(path)
-    fmt = FORMATS[format]  # an unknown name: a KeyError naming the nearest and the known ones
+        return MCQA_FORMATS[GENERIC] if mapping is not None else detect_format(path)
+    fmt = MCQA_FORMATS[format]  # an unknown name: a KeyError naming the nearest and the known ones
     if fmt.name == GENERIC:
         return fmt
     if mapping is not None:
@@ -133,9 +133,9 @@ def write_mcqa(
 ) -> None:
     """Write items atomically in ``format``, in the layout of ``reading`` (the file they were made from)
     where the format follows it."""
-    fmt = FORMATS[format]
+    fmt = MCQA_FORMATS[format]
     if fmt.write is None:
-        writable = [f.name for f in FORMATS.values() if f.write is not None]
+        writable = [f.name for f in MCQA_FORMATS.values() if f.write is not None]
         raise KeyError(f"format {format!r} is read-only; write in {', '.join(writable)}")
     check_suffix(Path(path), fmt, reading)
     fmt.write(Path(path), items, reading)
@@ -155,11 +155,11 @@ def check_suffix(out: Path, fmt: MCQAFormat, reading: MCQAReading | None = None)
 
 def output_format(reading: MCQAReading) -> str:
     """The format items made from ``reading`` are written in: its own where writable, else ``siq2``."""
-    return reading.format if FORMATS[reading.format].write is not None else "siq2"
+    return reading.format if MCQA_FORMATS[reading.format].write is not None else "siq2"
 
 
 def writable_formats() -> list[MCQAFormat]:
-    return [f for f in FORMATS.values() if f.write is not None]
+    return [f for f in MCQA_FORMATS.values() if f.write is not None]
 
 
 def resolve_out_format(out: Path, requested: str | None, reading: MCQAReading | None) -> str:
@@ -167,7 +167,7 @@ def resolve_out_format(out: Path, requested: str | None, reading: MCQAReading | 
     must be writable and fit the suffix of ``out``; else the input's own (``output_format``) where the suffix
     fits it, else the format the suffix names. A suffix no format writes (``.txt``) fits any format."""
     if requested not in (None, "auto"):
-        fmt = FORMATS[requested]
+        fmt = MCQA_FORMATS[requested]
         if fmt.write is None:
             writable = ", ".join(f.name for f in writable_formats())
             raise UsageError(f"--out-format {fmt.name} is read-only: write in {writable}")
@@ -176,7 +176,7 @@ def resolve_out_format(out: Path, requested: str | None, reading: MCQAReading | 
     suffix = out.suffix.lower()
     named = [f for f in writable_formats() if suffix in f.suffixes]
     own = output_format(reading) if reading is not None else GENERIC
-    return own if not named or suffix in FORMATS[own].suffixes else named[0].name
+    return own if not named or suffix in MCQA_FORMATS[own].suffixes else named[0].name
 
 
 def write_like(
@@ -191,7 +191,7 @@ def write_like(
 
 def read_note(reading: MCQAReading) -> str:
     """One line on what was read: ``read qa_val.json: siq2 (Social-IQ 2.0 JSON Lines), 1,234 questions``."""
-    fmt = FORMATS[reading.format]
+    fmt = MCQA_FORMATS[reading.format]
     skipped = f" ({len(reading.skipped):,} rows skipped)" if reading.skipped else ""
     shape = fmt.title(reading.path, reading)
     return f"read {reading.path}: {fmt.name} ({shape}), {len(reading.items):,} questions{skipped}"
@@ -199,20 +199,20 @@ def read_note(reading: MCQAReading) -> str:
 
 def write_note(path: str | os.PathLike, format: str, reading: MCQAReading | None = None) -> str:
     """One line on what was written: ``wrote x.csv: mcqa (CSV)``."""
-    fmt = FORMATS[format]
+    fmt = MCQA_FORMATS[format]
     return f"wrote {path}: {fmt.name} ({fmt.title(Path(path), reading)})"
 
 
 def detect_format(path: Path) -> MCQAFormat:
     """The one format whose ``detect`` accepts ``path``; else an InputError saying why."""
-    found = [f for f in FORMATS.values() if f.detect(path)]
+    found = [f for f in MCQA_FORMATS.values() if f.detect(path)]
     if len(found) == 1:
         return found[0]
     first = next(read_jsonl(path), None)  # a file that is not JSON Lines fails here, located
     if first is None:
         raise InputError(path, "no questions in file")
     line, row = first
-    known = "; ".join(f"{f.name}: {f.description}" for f in FORMATS.values())
+    known = "; ".join(f"{f.name}: {f.description}" for f in MCQA_FORMATS.values())
     what = "no known MCQA format" if not found else f"several formats ({', '.join(f.name for f in found)})"
     raise InputError(path, f"fields {sorted(row)} match {what} (known: {known})", line=line)
 
@@ -226,23 +226,26 @@ def first_json_row(path: Path) -> dict[str, Any] | None:
     return first[1] if first is not None and isinstance(first[1], dict) else None
 
 
-def require_field(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], path: str, line: int) -> Any:
-    """``obj[key]`` if present and of ``kind``, else an InputError naming file, line and field."""
+def require_field(obj: dict[str, Any], key: str, expected: type | tuple[type, ...], path: str, line: int) -> Any:
+    """``obj[key]`` if present and of type ``expected``, else an InputError naming file, line and field."""
     if key not in obj:
         raise InputError(path, "missing", line=line, field=key)
     value = obj[key]
-    if not isinstance(value, kind) or isinstance(value, bool):
+    if not isinstance(value, expected) or isinstance(value, bool):
         raise InputError(
-            path, f"expected {getattr(kind, '__name__', kind)}, got {type(value).__name__}", line=line, field=key
+            path,
+            f"expected {getattr(expected, '__name__', expected)}, got {type(value).__name__}",
+            line=line,
+            field=key,
         )
     return value
 
 
-def known_kinds() -> frozenset[str]:
-    """Option kinds a QA file may carry: every format's released kinds and every perturbation marker."""
-    return frozenset().union(*(f.kinds for f in FORMATS.values())) | markers()
+def known_markers() -> frozenset[str]:
+    """Option markers a QA file may carry: every format's released markers and every perturbation marker."""
+    return frozenset().union(*(f.markers for f in MCQA_FORMATS.values())) | markers()
 
 
-def correct_kinds() -> frozenset[str]:
-    """Option kinds that mark the option counted as correct (the released one or a substitute)."""
+def correct_option_markers() -> frozenset[str]:
+    """Option markers that mark the option counted as correct (the released one or a substitute)."""
     return frozenset({CORRECT}) | correct_markers()

@@ -13,7 +13,7 @@ is ``answer_base`` when given, 0 for a column named ``answer_idx``, else read fr
 ``answer_base``). ``group`` is what partners and intervals cluster on (a video, a passage; default:
 each item its own group), ``context`` is shown as the transcript, ``media`` a path under the media
 folder (``--media-root``, default the file's folder; a path leading outside it is refused). ``kinds``
-(a list column) keeps the option kinds of files this format wrote.
+(a list column) keeps the option markers of files this format wrote.
 
 Without a mapping, common shapes are recognised: a ``question`` column with a list column ``choices``,
 ``options`` or ``answers`` (or CommonsenseQA's ``choices: {label, text}``), or columns ``answerA``,
@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from desiq.formats import MCQAFormat, MCQAReading, correct_kinds, first_json_row, known_kinds
+from desiq.formats import MCQAFormat, MCQAReading, correct_option_markers, first_json_row, known_markers
 from desiq.formats.mcqa_fields import TABLES, Layout, Mapping, container_of, guess_mapping, table_rows
 from desiq.formats.mcqa_write import SUFFIXES, container_label, mcqa_row, write_table_mcqa
 from desiq.records import CORRECT, MCQAItem, position_id
@@ -108,7 +108,7 @@ class _Row:
     group: str
     context: str
     media: str
-    kinds: Any
+    markers: Any
     source: dict[str, Any]
 
 
@@ -145,9 +145,9 @@ def _is_index(value: Any) -> bool:
     return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, str) and value.isdigit())
 
 
-def _kind_of(row: _Row) -> str:
+def _encoding_of(row: _Row) -> str:
     """How one answer reads: an index, the text of one of its options, else a letter (or unreadable text)."""
-    from desiq.perturb import same_text
+    from desiq.perturbation_schemes import same_text
 
     if _is_index(row.answer):
         return "index"
@@ -157,11 +157,11 @@ def _kind_of(row: _Row) -> str:
 
 
 def _answer_rule(rows: list[_Row], mapping: Mapping, k: int, path: Path) -> tuple[str, int, str]:
-    """(kind, base, decision in words): how the file's answers are read, decided once for the file."""
+    """(encoding, base, decision in words): how the file's answers are read, decided once for the file."""
     values = [r.answer for r in rows if r.answer is not None]
-    kinds = Counter(_kind_of(r) for r in rows if r.answer is not None)
-    kind = max(("index", "letter", "text"), key=lambda name: kinds[name])  # the most common; ties: that order
-    if kind == "index":
+    encodings = Counter(_encoding_of(r) for r in rows if r.answer is not None)
+    encoding = max(("index", "letter", "text"), key=lambda name: encodings[name])  # the most common; ties: that order
+    if encoding == "index":
         numbers = {int(v) for v in values if _is_index(v)}
         if mapping.answer_base is not None:
             return "index", mapping.answer_base, f"{mapping.answer_base}-based index (answer_base in the mapping)"
@@ -175,19 +175,19 @@ def _answer_rule(rows: list[_Row], mapping: Mapping, k: int, path: Path) -> tupl
         raise InputError(
             path, f"index answers {why} (K={k} options): say answer_base=0 or answer_base=1", field=mapping.answer
         )
-    if kind == "letter":
+    if encoding == "letter":
         return "letter", 0, "a letter (A is the first option)"
     return "text", 0, "the text of the correct option"
 
 
 def _answer_idx(row: _Row, rule: tuple[str, int, str], path: Path, column: str) -> int:
-    kind, base, _ = rule
+    encoding, base, _ = rule
     value = row.answer
-    if kind == "index" and _is_index(value):
+    if encoding == "index" and _is_index(value):
         idx = int(value) - base
-    elif kind == "letter" and LETTERS.fullmatch(str(value).strip()):
+    elif encoding == "letter" and LETTERS.fullmatch(str(value).strip()):
         idx = ord(str(value).strip().upper()) - ord("A")
-    elif kind != "text":
+    elif encoding != "text":
         raise InputError(path, f"{value!r} is not {rule[2]}", line=row.line, field=column)
     else:
         if not isinstance(value, str):
@@ -199,7 +199,7 @@ def _answer_idx(row: _Row, rule: tuple[str, int, str], path: Path, column: str) 
 
 
 def _text_index(row: _Row, value: str, path: Path, column: str) -> int:
-    from desiq.perturb import same_text
+    from desiq.perturbation_schemes import same_text
 
     found = [i for i, option in enumerate(row.options) if same_text(option) == same_text(value)]
     if len(found) != 1:
@@ -208,18 +208,19 @@ def _text_index(row: _Row, value: str, path: Path, column: str) -> int:
     return found[0]
 
 
-def _kinds(row: _Row, answer_idx: int, path: Path, column: str | None) -> tuple[str, ...]:
-    if row.kinds is None:
+def _markers(row: _Row, answer_idx: int, path: Path, column: str | None) -> tuple[str, ...]:
+    if row.markers is None:
         return tuple(CORRECT if i == answer_idx else INCORRECT for i in range(len(row.options)))
-    kinds = row.kinds
-    if not isinstance(kinds, list) or len(kinds) != len(row.options) or not all(isinstance(k, str) for k in kinds):
-        raise InputError(path, f"expected {len(row.options)} kinds, got {kinds!r}", line=row.line, field=column)
-    unknown = sorted(set(kinds) - known_kinds())
-    correct = [i for i, k in enumerate(kinds) if k in correct_kinds()]
+    markers = row.markers
+    strings = isinstance(markers, list) and all(isinstance(m, str) for m in markers)
+    if not strings or len(markers) != len(row.options):
+        raise InputError(path, f"expected {len(row.options)} markers, got {markers!r}", line=row.line, field=column)
+    unknown = sorted(set(markers) - known_markers())
+    correct = [i for i, k in enumerate(markers) if k in correct_option_markers()]
     if unknown or correct != [answer_idx]:
-        why = f"unknown kind(s) {unknown}" if unknown else f"one correct kind expected at {answer_idx}"
-        raise InputError(path, f"{why}, got {kinds!r}", line=row.line, field=column)
-    return tuple(kinds)
+        why = f"unknown marker(s) {unknown}" if unknown else f"one correct marker expected at {answer_idx}"
+        raise InputError(path, f"{why}, got {markers!r}", line=row.line, field=column)
+    return tuple(markers)
 
 
 def read_table_mcqa(
@@ -310,9 +311,9 @@ def _item(
     if row.answer is None:
         raise InputError(path, "missing while other rows are labelled", line=row.line, field=mapping.answer)
     idx = _answer_idx(row, rule, path, mapping.answer or "")
-    kinds = _kinds(row, idx, path, mapping.kinds)
+    markers = _markers(row, idx, path, mapping.kinds)
     return MCQAItem(
-        item_id, row.qid, group, row.question, tuple(row.options), idx, kinds, context=row.context, media=row.media
+        item_id, row.qid, group, row.question, tuple(row.options), idx, markers, context=row.context, media=row.media
     )
 
 

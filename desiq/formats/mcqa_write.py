@@ -47,7 +47,7 @@ def mcqa_row(item: MCQAItem) -> dict[str, Any]:
     """This format's own row of an item: read back without a mapping to the same item."""
     row: dict[str, Any] = {"id": item.qid, "question": item.question, "options": list(item.options)}
     if item.labelled:
-        row.update(answer_idx=item.answer_idx, kinds=list(item.option_kinds))
+        row.update(answer_idx=item.answer_idx, kinds=list(item.option_markers))
     row["group"] = item.video
     row.update({k: v for k, v in (("context", item.context), ("media", item.media)) if v})
     return row
@@ -70,9 +70,9 @@ def write_table_mcqa(path: str | os.PathLike, items: Iterable[MCQAItem], reading
 
 def _own_row(reading: MCQAReading | None) -> Callable[[MCQAItem], dict[str, Any]]:
     """The row shape of items read without a layout: their format's flat row, else this format's."""
-    from desiq.formats import FORMATS
+    from desiq.formats import MCQA_FORMATS
 
-    row = FORMATS[reading.format].row if reading is not None else None
+    row = MCQA_FORMATS[reading.format].row if reading is not None else None
     return row or mcqa_row
 
 
@@ -102,8 +102,8 @@ def _row_of(item: MCQAItem, layout: Layout, mapping: Mapping) -> dict[str, Any]:
     if item.labelled and mapping.answer and layout.answer is not None:
         row[mapping.answer] = _answer_cell(item, layout.answer, base.get(mapping.answer))
     if item.labelled and mapping.kinds:
-        kinds = list(item.option_kinds)
-        row[mapping.kinds] = json.dumps(kinds) if isinstance(base.get(mapping.kinds), str) else kinds
+        markers = list(item.option_markers)
+        row[mapping.kinds] = json.dumps(markers) if isinstance(base.get(mapping.kinds), str) else markers
     return row
 
 
@@ -128,12 +128,12 @@ def _put_options(row: dict[str, Any], base: dict[str, Any], columns: tuple[str, 
 
 def _answer_cell(item: MCQAItem, rule: tuple[str, int], old: Any) -> Any:
     """The answer in the input's style: a letter (the old cell's case), an index (its type), or the text."""
-    kind, base = rule
+    encoding, base = rule
     assert item.answer_idx is not None
-    if kind == "letter":
+    if encoding == "letter":
         letter = LETTERS[item.answer_idx]
         return letter.lower() if isinstance(old, str) and old.strip().islower() else letter
-    if kind == "index":
+    if encoding == "index":
         index = item.answer_idx + base
         return str(index) if isinstance(old, str) else index
     return item.options[item.answer_idx]

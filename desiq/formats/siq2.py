@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from desiq.formats import MCQAFormat, correct_kinds, first_json_row, known_kinds, require_field
+from desiq.formats import MCQAFormat, correct_option_markers, first_json_row, known_markers, require_field
 from desiq.records import CORRECT, MCQAItem, position_id
 from mmsoc.core.io import InputError, read_jsonl, write_jsonl
 
@@ -19,7 +19,7 @@ MAX_OPTIONS = 8
 OPTION_KEY = re.compile(r"a(0|[1-9][0-9]*)")
 LOG = logging.getLogger(__name__)
 """Notes about a file that is read in full but looks odd (repeated qids); stderr by default."""
-RELEASE_KINDS = frozenset({CORRECT, "rewrite", "matched"})
+RELEASE_MARKERS = frozenset({CORRECT, "rewrite", "matched"})
 """``idx_types`` of the release: one correct option, one rewrite, two matched distractors."""
 
 
@@ -40,9 +40,9 @@ def parse_siq2_row(obj: dict[str, Any], item_id: str, path: str = "<input>", lin
     ans_corr = require_field(obj, "ans_corr", str, path, line)
     if ans_corr != options[answer_idx]:
         raise InputError(path, f"does not equal a{answer_idx} (answer_idx={answer_idx})", line=line, field="ans_corr")
-    kinds = require_field(obj, "idx_types", list, path, line)
-    _check_kinds(kinds, answer_idx, n_options, path, line)
-    return MCQAItem(item_id, qid, video, question, options, answer_idx, tuple(kinds), ts)
+    markers = require_field(obj, "idx_types", list, path, line)
+    _check_markers(markers, answer_idx, n_options, path, line)
+    return MCQAItem(item_id, qid, video, question, options, answer_idx, tuple(markers), ts)
 
 
 def _option_count(obj: dict[str, Any], path: str, line: int) -> int:
@@ -65,20 +65,20 @@ def _option_count(obj: dict[str, Any], path: str, line: int) -> int:
     return n_options
 
 
-def _check_kinds(kinds: list[Any], answer_idx: int, n_options: int, path: str, line: int) -> None:
-    if len(kinds) != n_options or not all(isinstance(k, str) for k in kinds):
-        raise InputError(path, f"expected {n_options} strings, got {kinds!r}", line=line, field="idx_types")
-    known = known_kinds()
-    unknown = sorted(set(kinds) - known)
+def _check_markers(markers: list[Any], answer_idx: int, n_options: int, path: str, line: int) -> None:
+    if len(markers) != n_options or not all(isinstance(k, str) for k in markers):
+        raise InputError(path, f"expected {n_options} strings, got {markers!r}", line=line, field="idx_types")
+    known = known_markers()
+    unknown = sorted(set(markers) - known)
     if unknown:
-        raise InputError(path, f"unknown kind(s) {unknown}; known: {sorted(known)}", line=line, field="idx_types")
-    correct = correct_kinds()
-    correct_slots = [i for i, k in enumerate(kinds) if k in correct]
+        raise InputError(path, f"unknown marker(s) {unknown}; known: {sorted(known)}", line=line, field="idx_types")
+    correct = correct_option_markers()
+    correct_slots = [i for i, k in enumerate(markers) if k in correct]
     if correct_slots != [answer_idx]:
         raise InputError(
             path,
-            f"exactly one correct kind ({', '.join(sorted(correct))}) expected at "
-            f"answer_idx={answer_idx}, got {kinds!r}",
+            f"exactly one correct marker ({', '.join(sorted(correct))}) expected at "
+            f"answer_idx={answer_idx}, got {markers!r}",
             line=line,
             field="idx_types",
         )
@@ -122,7 +122,7 @@ def siq2_row(item: MCQAItem) -> dict[str, Any]:
     """The Social-IQ 2.0 row of an item, in the release's key order."""
     row: dict[str, Any] = {"qid": item.qid, "q": item.question, "vid_name": item.video, "ts": item.ts}
     if item.labelled:
-        row.update(ans_corr=item.answer, answer_idx=item.answer_idx, idx_types=list(item.option_kinds))
+        row.update(ans_corr=item.answer, answer_idx=item.answer_idx, idx_types=list(item.option_markers))
     row.update((f"a{i}", option) for i, option in enumerate(item.options))
     return row
 
@@ -140,7 +140,7 @@ def _detect(path: Path) -> bool:
 FORMAT = MCQAFormat(
     "siq2",
     "Social-IQ 2.0 JSON Lines with q, vid_name and options a0, a1, ...",
-    RELEASE_KINDS,
+    RELEASE_MARKERS,
     _detect,
     read_siq2,
     lambda path, items, _reading: write_siq2(path, items),

@@ -16,7 +16,7 @@ _EXPORTS = {
     "pool_tokens": "features",
     "FusionModel": "model",
     "PaperFusionModel": "paper",
-    "FusionProbe": "probe",
+    "FusionProbe": "fusion_probe",
     "FusionConfig": "config",
     "FusionScorer": "runner",
     "accuracy": "runner",

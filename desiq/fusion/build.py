@@ -12,7 +12,7 @@ from desiq.fusion import paper
 from desiq.fusion.architecture import Architecture
 from desiq.fusion.config import FusionConfig
 from desiq.fusion.features import MediaFeatures
-from desiq.fusion.paper_media import KIND
+from desiq.fusion.paper_media import ENCODER_KEY
 from desiq.inputs import InputSetting
 from desiq.records import MCQAItem
 from mmsoc.core.io import UsageError
@@ -30,8 +30,18 @@ ROLES = {
 """Part of the model -> (its name in messages, the flag that replaces it)."""
 
 
+FusionNet = ours.FusionModel | paper.PaperFusionModel
+"""The model of either architecture."""
+
+
 def _is_paper(config: FusionConfig) -> bool:
     return config.architecture == Architecture.paper.value
+
+
+def _text_model(config: FusionConfig) -> str:
+    """The paper architecture's frozen text encoder (a paper configuration always names one)."""
+    assert config.text_encoder is not None
+    return config.text_encoder
 
 
 def pretrained(part: str, name: str, load: Callable[[str], Any]) -> Any:
@@ -53,7 +63,7 @@ def _hf_media(config: FusionConfig) -> list[tuple[str, str]]:
     out = []
     for modality in InputSetting.parse(config.inputs).media:
         spec = config.encoders[modality]
-        if KIND in spec.settings or (modality == "audio" and spec.model != "logmel"):
+        if ENCODER_KEY in spec.settings or (modality == "audio" and spec.model != "logmel"):
             out.append((modality, spec.model))
     return out
 
@@ -63,7 +73,7 @@ def require_models(config: FusionConfig) -> None:
     the run before any work, with the flag that avoids it."""
     from transformers import AutoConfig
 
-    parts = [("backbone", config.backbone)] + ([("text", config.text_encoder)] if _is_paper(config) else [])
+    parts = [("backbone", config.backbone)] + ([("text", _text_model(config))] if _is_paper(config) else [])
     for part, name in parts + _hf_media(config):
         pretrained(part, name, AutoConfig.from_pretrained)
 
@@ -72,12 +82,12 @@ def _text_encoder(config: FusionConfig) -> tuple[nn.Module, Any]:
     from transformers import AutoModel, AutoTokenizer
 
     return (
-        pretrained("text", config.text_encoder, AutoModel.from_pretrained),
-        pretrained("text", config.text_encoder, AutoTokenizer.from_pretrained),
+        pretrained("text", _text_model(config), AutoModel.from_pretrained),
+        pretrained("text", _text_model(config), AutoTokenizer.from_pretrained),
     )
 
 
-def build_model(config: FusionConfig, dims: dict[str, int]) -> tuple[nn.Module, Any]:
+def build_model(config: FusionConfig, dims: dict[str, int]) -> tuple[FusionNet, Any]:
     """A fresh model (pretrained backbone and frozen parts, new head) and its tokenizer."""
     from transformers import AutoTokenizer, T5EncoderModel
 
@@ -88,7 +98,7 @@ def build_model(config: FusionConfig, dims: dict[str, int]) -> tuple[nn.Module, 
     return ours.FusionModel(encoder, dims), pretrained("backbone", config.backbone, AutoTokenizer.from_pretrained)
 
 
-def load_model(config: FusionConfig, dims: dict[str, int], backbone: Path, head: Path) -> tuple[nn.Module, Any]:
+def load_model(config: FusionConfig, dims: dict[str, int], backbone: Path, head: Path) -> tuple[FusionNet, Any]:
     """A saved model: the fine-tuned backbone and tokenizer from ``backbone``, the trained parts from
     ``head``, the frozen text encoder (paper) by its name in the config."""
     from safetensors.torch import load_file
@@ -96,6 +106,7 @@ def load_model(config: FusionConfig, dims: dict[str, int], backbone: Path, head:
 
     encoder = T5EncoderModel.from_pretrained(backbone)
     tokenizer = AutoTokenizer.from_pretrained(backbone)
+    model: FusionNet
     if _is_paper(config):
         text, _ = _text_encoder(config)
         model = paper.PaperFusionModel(encoder, text, dims, InputSetting.parse(config.inputs).question)

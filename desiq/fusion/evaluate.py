@@ -27,7 +27,7 @@ from desiq.fusion.runner import (
     scored_configs,
 )
 from desiq.inputs import MEDIA
-from desiq.perturb import perturb as apply
+from desiq.perturbation_schemes import perturb as apply
 from desiq.records import MCQAItem
 from mmsoc.core.io import InputError, JsonlAppender
 from mmsoc.core.paths import file_sha256

@@ -4,6 +4,7 @@ in one fine-tuned T5 encoder."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -21,7 +22,7 @@ class FusionModel(nn.Module):
     embedding; missing media contribute no positions (attention mask 0).
     """
 
-    def __init__(self, encoder: nn.Module, feature_dims: dict[str, int]):
+    def __init__(self, encoder: Any, feature_dims: dict[str, int]):
         super().__init__()
         width = encoder.config.d_model
         self.encoder = encoder

@@ -4,6 +4,7 @@ and why we differ from the official code)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,8 +30,8 @@ class PaperFusionModel(nn.Module):
 
     def __init__(
         self,
-        encoder: nn.Module,
-        text_encoder: nn.Module,
+        encoder: Any,
+        text_encoder: Any,
         feature_dims: dict[str, int],
         question: bool = True,
         hidden: int = HEAD_HIDDEN,
@@ -86,6 +87,7 @@ class PaperFusionModel(nn.Module):
         ones = torch.ones(answer_ids.shape, dtype=torch.long, device=answer_ids.device)
         parts, masks = [], []
         if self.question:
+            assert question_ids is not None, "a model that reads the question is given its tokens"
             parts.append(self.text_projector(self.text_features(question_ids)))
             masks.append(torch.ones(question_ids.shape, dtype=torch.long, device=question_ids.device))
         for modality in MEDIA:
@@ -130,8 +132,8 @@ def collate(
     if use_question:
         inputs["question_ids"] = ids([item.question for item in items])[index]
     for modality, width in dims.items():
-        arrays = [features.get(modality, item.video) for item in items]
-        arrays = [np.zeros((1, width), np.float32) if a is None else a for a in arrays]
+        found = [features.get(modality, item.video) for item in items]
+        arrays = [np.zeros((1, width), np.float32) if a is None else a for a in found]
         length = max(len(a) for a in arrays)
         values = np.zeros((len(items), length, width), np.float32)
         mask = np.zeros((len(items), length), np.int64)

@@ -23,7 +23,7 @@ from desiq.fusion.architecture import AUDIO_WINDOW, FRAMES_PER_SECOND, IMAGE_NUM
 from mmsoc.media import AudioEncoder, Encoder, EncoderSpec, build_encoder, read_subtitles
 from mmsoc.media.decode import read_frames
 
-KIND = "encoder"
+ENCODER_KEY = "encoder"
 """The settings key that names a desiq encoder class in an ``EncoderSpec``."""
 
 
@@ -34,10 +34,29 @@ def window_mean(array: np.ndarray, window: int) -> np.ndarray:
     return array[: n * window].reshape(n, window, array.shape[-1]).mean(axis=1)
 
 
-class TokenTranscriptEncoder(Encoder):
+class FrozenEncoder(Encoder):
+    """A frozen hub model and its input processor (the ``transformers`` class named ``processor``), run on
+    ``device`` ``batch_size`` inputs at a time; ``name`` is its key in :data:`ENCODERS`."""
+
+    name: str
+    processor: str
+
+    def __init__(self, model: str, batch_size: int, device: str, **settings: Any):
+        super().__init__(model, **{ENCODER_KEY: self.name}, **settings)
+        self.batch_size, self.device = batch_size, device
+
+    @functools.cached_property
+    def _model(self) -> tuple[Any, Any]:
+        import transformers
+
+        model = transformers.AutoModel.from_pretrained(self.model).eval().to(self.device)
+        return model, getattr(transformers, self.processor).from_pretrained(self.model)
+
+
+class TokenTranscriptEncoder(FrozenEncoder):
     """(tokens / window, dim) frozen text-encoder states of a whole transcript."""
 
-    modality = "transcript"
+    modality, name, processor = "transcript", "text-tokens", "AutoTokenizer"
 
     def __init__(
         self,
@@ -47,14 +66,7 @@ class TokenTranscriptEncoder(Encoder):
         batch_size: int = 8,
         device: str = "cpu",
     ):
-        super().__init__(model, **{KIND: "text-tokens"}, max_length=max_length, window=window)
-        self.batch_size, self.device = batch_size, device
-
-    @functools.cached_property
-    def _model(self) -> tuple[Any, Any]:
-        from transformers import AutoModel, AutoTokenizer
-
-        return AutoModel.from_pretrained(self.model).eval().to(self.device), AutoTokenizer.from_pretrained(self.model)
+        super().__init__(model, batch_size, device, max_length=max_length, window=window)
 
     def load(self, path: Path) -> str:
         lines = list(dict.fromkeys(cue.text for cue in read_subtitles(path)))
@@ -77,10 +89,10 @@ class TokenTranscriptEncoder(Encoder):
         return out
 
 
-class ViTFrameEncoder(Encoder):
+class ViTFrameEncoder(FrozenEncoder):
     """(frames, dim): the first ``max_frames`` frames at ``fps``, each the mean of a ViT's last hidden states."""
 
-    modality = "video"
+    modality, name, processor = "video", "vit-tokens", "AutoImageProcessor"
 
     def __init__(
         self,
@@ -90,15 +102,7 @@ class ViTFrameEncoder(Encoder):
         batch_size: int = 16,
         device: str = "cpu",
     ):
-        super().__init__(model, **{KIND: "vit-tokens"}, fps=fps, max_frames=max_frames)
-        self.batch_size, self.device = batch_size, device
-
-    @functools.cached_property
-    def _model(self) -> tuple[Any, Any]:
-        from transformers import AutoImageProcessor, AutoModel
-
-        model = AutoModel.from_pretrained(self.model).eval().to(self.device)
-        return model, AutoImageProcessor.from_pretrained(self.model)
+        super().__init__(model, batch_size, device, fps=fps, max_frames=max_frames)
 
     def load(self, path: Path) -> np.ndarray:
         return read_frames(path, num_frames=None, fps=self.settings["fps"])[: self.settings["max_frames"]]
@@ -121,10 +125,10 @@ ENCODERS = {"text-tokens": TokenTranscriptEncoder, "vit-tokens": ViTFrameEncoder
 def build(spec: EncoderSpec) -> Encoder:
     """A desiq encoder when the spec names one (``settings['encoder']``), else an ``mmsoc.media`` encoder."""
     settings = dict(spec.settings)
-    kind = settings.pop(KIND, None)
-    if kind is None:
+    name = settings.pop(ENCODER_KEY, None)
+    if name is None:
         return build_encoder(spec)
-    return ENCODERS[kind](spec.model, **settings)
+    return ENCODERS[name](spec.model, **settings)
 
 
 def paper_encoders(

@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
 from desiq.fusion import paper_media
 from desiq.fusion.architecture import Architecture, should_stop
-from desiq.fusion.build import build_model, collate, load_model, require_models
+from desiq.fusion.build import FusionNet, build_model, collate, load_model, require_models
 from desiq.fusion.config import FusionConfig, default_encoders
 from desiq.fusion.features import MediaFeatures, extract
-from desiq.fusion.model import FusionModel
 from desiq.inputs import InputSetting
 from desiq.records import PAIRS, MCQAItem, configs, configs_for, in_config
 from mmsoc.core.io import InputError, UsageError, building_folder, check_writable, swap_in_folder, write_json
@@ -36,7 +36,7 @@ HEAD_FILE = "fusion_head.safetensors"
 BACKBONE_DIR = "backbone"
 
 
-def scored_configs(scores: Sequence[Sequence[float]]) -> tuple[str, ...]:
+def scored_configs(scores: Sequence[Sequence[float] | np.ndarray]) -> tuple[str, ...]:
     """The configurations of questions with these option scores (``desiq.records.configs``): ``AK`` (``A4``
     for Social-IQ) and ``A2``; none without scores; a ValueError when the option counts differ."""
     counts = sorted({len(s) for s in scores})
@@ -45,7 +45,11 @@ def scored_configs(scores: Sequence[Sequence[float]]) -> tuple[str, ...]:
     return configs_for(counts[0]) if counts else ()
 
 
-def accuracy(answers: Sequence[int | None], scores: Sequence[Sequence[float]]) -> dict[str, float]:
+DevMetrics = dict[str, float | list[dict[str, float]]]
+"""The dev accuracy of the best epoch per configuration, its ``epoch`` and the ``history`` of every epoch."""
+
+
+def accuracy(answers: Sequence[int | None], scores: Sequence[Sequence[float] | np.ndarray]) -> dict[str, float]:
     """Per configuration (``scored_configs``): ``AK``, the top of the K options is the correct one; ``A2``,
     the correct option outscores each incorrect one (two-option questions have ``A2`` only).
 
@@ -63,22 +67,33 @@ def chance(names: Sequence[str]) -> dict[str, float]:
     return {c: 1 / int(c[1:]) for c in names}
 
 
+def _encoders(config: FusionConfig, cache: FeatureCache | None) -> dict[str, CachedEncoder]:
+    """The cached media encoders of the media ``config``'s inputs read."""
+    cache = cache or FeatureCache()
+    return {
+        m: CachedEncoder(paper_media.build(config.encoders[m]), cache) for m in InputSetting.parse(config.inputs).media
+    }
+
+
+def media_features(
+    config: FusionConfig, items: Sequence[MCQAItem], root: Path | None, cache: FeatureCache | None = None
+) -> MediaFeatures:
+    """The media features of ``items`` as ``config``'s encoders give them, pooled as its architecture pools."""
+    paper = config.architecture == Architecture.paper.value
+    return extract(items, root, _encoders(config, cache), paper_media.paper_pool if paper else config.max_tokens)
+
+
 class FusionScorer:
     """A fusion model with its tokenizer and config: extracts features, scores options, saves itself."""
 
-    def __init__(self, model: FusionModel, tokenizer, config: FusionConfig):
+    def __init__(self, model: FusionNet, tokenizer: Any, config: FusionConfig):
         self.model, self.tokenizer, self.config = model, tokenizer, config
         self.setting = InputSetting.parse(config.inputs)
-
-    def encoders(self, cache: FeatureCache | None = None) -> dict[str, CachedEncoder]:
-        cache = cache or FeatureCache()
-        return {m: CachedEncoder(paper_media.build(self.config.encoders[m]), cache) for m in self.setting.media}
 
     def features(
         self, items: Sequence[MCQAItem], root: Path | None, cache: FeatureCache | None = None
     ) -> MediaFeatures:
-        paper = self.config.architecture == Architecture.paper.value
-        return extract(items, root, self.encoders(cache), paper_media.paper_pool if paper else self.config.max_tokens)
+        return media_features(self.config, items, root, cache)
 
     def batch(self, items: Sequence[MCQAItem], features: MediaFeatures, device: torch.device) -> dict:
         """``inputs`` (the model's keyword arguments, on ``device``) and ``counts`` (options per item)."""
@@ -204,7 +219,7 @@ def train_fusion(
     cache: FeatureCache | None = None,
     accelerator=None,
     progress: bool = False,
-) -> tuple[FusionScorer, dict, MediaFeatures]:
+) -> tuple[FusionScorer, DevMetrics, MediaFeatures]:
     """Train with AdamW and early stopping on dev (``AK`` or ``A2`` accuracy, ``config.config``); returns the
     best model.
 
@@ -219,16 +234,15 @@ def train_fusion(
     accelerator = accelerator or fusion_accelerator()
     set_seed(config.seed)
     require_models(config)
-    scorer = FusionScorer(None, None, config)  # model is built once feature widths are known
-    with accelerator.main_process_first():
-        features = scorer.features(list(train) + list(dev), root, cache)
+    with accelerator.main_process_first():  # the model is built once feature widths are known
+        features = media_features(config, list(train) + list(dev), root, cache)
     dims = features.dims()
-    lost = [m for m in scorer.setting.media if m not in dims]
+    lost = [m for m in InputSetting.parse(config.inputs).media if m not in dims]
     if lost:
         raise ValueError(f"inputs {config.inputs}: no usable {', '.join(lost)} media for any training video")
     torch.manual_seed(config.seed)
-    model, scorer.tokenizer = build_model(config, dims)
-    scorer.model = model.to(accelerator.device)
+    net, tokenizer = build_model(config, dims)
+    scorer = FusionScorer(net.to(accelerator.device), tokenizer, config)
     trained = [p for p in scorer.model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trained, lr=config.lr, weight_decay=config.weight_decay)
     model, optimizer = accelerator.prepare(scorer.model, optimizer)
@@ -249,11 +263,16 @@ def train_fusion(
                 best, best_state = dev_metrics[config.config], _trainable_state(scorer.model)
             if should_stop([h[config.config] for h in history], config.patience, config.defaults.stopping):
                 break
+    assert best_state is not None  # the first epoch's accuracy beats -1
     scorer.model.load_state_dict(best_state, strict=False)
     scorer.model.eval()
     best_epoch = max(history, key=lambda h: h[config.config])
-    dev_metrics = {**{c: best_epoch[c] for c in configs(dev)}, "epoch": best_epoch["epoch"], "history": history}
-    return scorer, dev_metrics, features
+    best_metrics: DevMetrics = {
+        **{c: best_epoch[c] for c in configs(dev)},
+        "epoch": best_epoch["epoch"],
+        "history": history,
+    }
+    return scorer, best_metrics, features
 
 
 def _examples(train: Sequence[MCQAItem], dev: Sequence[MCQAItem], config: str) -> list[MCQAItem]:

@@ -2,7 +2,8 @@
 
 - ``original``: the questions as released;
 - ``NCAQ``: the paper's meaning, the options only (no question, no transcript, no media);
-- ``RIWI``, ``RIWA``, ``RAWI``, ``RAWA``: the paper's perturbations (``desiq.perturbations``);
+- ``RIWI``, ``RIWA``, ``RAWI``, ``RAWA``: the paper's perturbations, ``SHUF``: the options in a seeded order,
+  and those of plugin modules (``desiq.perturbations``);
 - ``desiq_d``, ``desiq_s``: the DeSIQ splits (``desiq.splits``);
 - ``circular``: every question under each rotation of its options; correct only when correct under
   all of them (VLMEvalKit's CircularEval).
@@ -17,8 +18,9 @@ asks a prefix of what the full run asks.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+from desiq.perturbation_schemes import perturb, reorder
 from desiq.perturbations import PERTURBATIONS
 from desiq.records import MCQAItem, configs, in_config
 from mmsoc.core.registry import nearest
@@ -77,10 +79,7 @@ def parse_conditions(text: str | None, labelled: bool) -> tuple[str, ...]:
 def rotate(item: MCQAItem, r: int) -> MCQAItem:
     """The item with option k moved to slot (k - r) mod n (so rotation r asks option r first)."""
     n = len(item.options)
-    options = [item.options[(i + r) % n] for i in range(n)]
-    kinds = [item.option_kinds[(i + r) % n] for i in range(n)] if item.option_kinds else []
-    gold = None if item.answer_idx is None else (item.answer_idx - r) % n
-    return replace(item.with_options(options, kinds), answer_idx=gold)
+    return reorder(item, [(i + r) % n for i in range(n)])
 
 
 def _source(item: MCQAItem) -> str:
@@ -89,7 +88,6 @@ def _source(item: MCQAItem) -> str:
 
 def condition_items(items: Sequence[MCQAItem], condition: str, config: str, seed: int) -> list[MCQAItem]:
     """The questions of one condition in one configuration (before rotations), from all ``items``."""
-    from desiq.perturb import perturb
     from desiq.splits import build_split
 
     base = in_config(items, config)

@@ -14,11 +14,12 @@ RUN_DIR/conditions/       each condition's questions as asked, as Social-IQ 2.0 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from desiq.data import qa_data
+from desiq.data import QAData, qa_data
 from desiq.formats import read_note
 from desiq.formats.mcqa_fields import Mapping
 from desiq.inputs import InputSetting
@@ -135,9 +136,6 @@ def _check_backend(model: str, answer: str) -> None:
 
 def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptions()) -> dict[str, Any] | None:
     """Run (or resume) ``desiq eval``; the main process returns metrics.json (others None)."""
-    from desiq.llm.metrics import context_totals, run_metrics
-    from mmsoc.core.runfolder import RunFolder
-
     if options.answer not in ANSWER_MODES:
         raise UsageError(f"--answer {options.answer!r}: choose {' or '.join(ANSWER_MODES)}")
     if options.parse not in PARSE_RULES:
@@ -170,28 +168,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
     reads, how, _ = model_media(model, options.media)
     builder = RequestBuilder(prompt, setting, source.media_folder(items), reads)
     asked = ask(items, conditions, options.seed, options.limit)
-    identity = {
-        "command": "desiq eval",
-        "model": model,
-        "adapter": options.model.adapter,
-        "data": str(source.qa.resolve()),
-        "data_sha256": file_sha256(source.qa),
-        "media_root": str(source.media_root.resolve()) if source.media_root else None,
-        "split": source.split,
-        "inputs": setting.name,
-        "media": {**builder.plan, **how},
-        "answer": options.answer,
-        "conditions": list(conditions),
-        "seed": options.seed,
-        "prompt": prompt.version,
-        "max_new_tokens": options.max_new_tokens if options.answer == "generate" else None,
-        "dtype": options.model.dtype,
-        "limit": options.limit,
-        **({"fields": options.mapping.describe()} if options.mapping else {}),
-        # a named format reads the file its way; auto is fixed by the file's bytes (data_sha256)
-        **({"format": options.format} if options.format != "auto" else {}),
-        **model_identity(model, options, settings),
-    }
+    identity = _identity(model, options, source, setting, conditions, prompt.version, {**builder.plan, **how}, settings)
 
     def make_answerer() -> Answerer:
         from mmsoc.models.registry import make_model
@@ -204,13 +181,68 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         write_conditions(asked, out / "conditions")
     if rows is None:
         return None
+    return _reports(rows, out, model, options, source, setting, conditions, prompt.version, identity["media"], labelled)
+
+
+def _identity(
+    model: str,
+    options: EvalOptions,
+    source: QAData,
+    setting: InputSetting,
+    conditions: Sequence[str],
+    prompt_version: str,
+    media: dict[str, Any],
+    settings: GenerationSettings,
+) -> dict[str, Any]:
+    """The run's identity (config.json): a rerun with another one is refused."""
+    return {
+        "command": "desiq eval",
+        "model": model,
+        "adapter": options.model.adapter,
+        "data": str(source.qa.resolve()),
+        "data_sha256": file_sha256(source.qa),
+        "media_root": str(source.media_root.resolve()) if source.media_root else None,
+        "split": source.split,
+        "inputs": setting.name,
+        "media": media,
+        "answer": options.answer,
+        "conditions": list(conditions),
+        "seed": options.seed,
+        "prompt": prompt_version,
+        "max_new_tokens": options.max_new_tokens if options.answer == "generate" else None,
+        "dtype": options.model.dtype,
+        "limit": options.limit,
+        **({"fields": options.mapping.describe()} if options.mapping else {}),
+        # a named format reads the file its way; auto is fixed by the file's bytes (data_sha256)
+        **({"format": options.format} if options.format != "auto" else {}),
+        **model_identity(model, options, settings),
+    }
+
+
+def _reports(
+    rows: list[dict[str, Any]],
+    out: Path,
+    model: str,
+    options: EvalOptions,
+    source: QAData,
+    setting: InputSetting,
+    conditions: Sequence[str],
+    prompt_version: str,
+    media: dict[str, Any],
+    labelled: bool,
+) -> dict[str, Any]:
+    """metrics.json, table.md and, for unlabelled questions asked as they are, submission.jsonl; returns the
+    metrics."""
+    from desiq.llm.metrics import context_totals, run_metrics
+    from mmsoc.core.runfolder import RunFolder
+
     header = {
         "model": model,
         "adapter": options.model.adapter,
         "inputs": setting.name,
         "split": source.split,
-        "prompt": prompt.version,
-        "media": identity["media"],
+        "prompt": prompt_version,
+        "media": media,
         "conditions": list(conditions),
         "seed": options.seed,
     }

@@ -11,9 +11,10 @@ trained without them, and counted.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desiq.data import qa_data
 from desiq.inputs import InputSetting
@@ -27,6 +28,12 @@ from mmsoc.core.paths import file_sha256
 from mmsoc.media.base import MediaError
 from mmsoc.models.base import Audio, Video
 from mmsoc.models.registry import MediaSettings, checkpoint_of
+
+if TYPE_CHECKING:
+    from mmsoc.media.clips import MediaStore
+    from mmsoc.models.inputs import ModelInputs
+    from mmsoc.runners.finetune.explanations import Explanation
+    from mmsoc.runners.finetune.lora_training import TrainResult
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,7 @@ class FinetuneOptions:
     """Over the context: ``drop`` frames, then transcript tokens; ``error`` skips the question as a problem."""
 
 
-def _decodable(built: Built, builder: RequestBuilder, asked: Asked, store: Any) -> Built:
+def _decodable(built: Built, builder: RequestBuilder, asked: Asked, store: MediaStore | None) -> Built:
     """The request, or the same question without the media that cannot be decoded (``store``: where media are
     decoded; None: not checked)."""
     if store is None:
@@ -68,7 +75,11 @@ def _decodable(built: Built, builder: RequestBuilder, asked: Asked, store: Any) 
 
 
 def training_items(
-    items: list[MCQAItem], builder: RequestBuilder, inputs: Any, explanations: dict | None, fit: str = "drop"
+    items: list[MCQAItem],
+    builder: RequestBuilder,
+    inputs: ModelInputs | None,
+    explanations: Mapping[tuple[str, str], Explanation] | None,
+    fit: str = "drop",
 ) -> tuple[list, list[dict[str, str]], dict[str, int]]:
     """(training pairs, problems, counts): each prompt fitted to the context of ``inputs`` (the model's input
     side; None: not fitted) as ``desiq eval`` fits it (frames dropped, then transcript tokens); counts of
@@ -81,7 +92,7 @@ def training_items(
     pairs, problems = [], []
     counts = {"without_media": 0, "frames_dropped": 0, "transcript_tokens_dropped": 0, "max_prompt_tokens": 0}
     for item in items:
-        if not item.labelled:
+        if item.answer_idx is None:
             problems.append({"id": item.id, "problem": "no answer key"})
             continue
         asked = Asked(ORIGINAL, all_options(len(item.options)), 0, item, item.id)
@@ -90,7 +101,11 @@ def training_items(
         target = with_explanation(decodable.answers[item.answer_idx], found.explanation if found else None)
         mask = [m for m in ("video", "audio") if m in decodable.missing]
         reserve = inputs.text_tokens(f" {target}") + 1 if inputs is not None else 0
-        (built,) = fit_asked(inputs, builder, [asked], [mask], lambda _, n=reserve: n, fit)
+
+        def target_tokens(_: Built, n: int = reserve) -> int:
+            return n
+
+        (built,) = fit_asked(inputs, builder, [asked], [mask], target_tokens, fit)
         if not isinstance(built, Built):
             problems.append({"id": item.id, "problem": f"{type(built).__name__}: {built}"})
             continue
@@ -102,19 +117,32 @@ def training_items(
     return pairs, problems, counts
 
 
+def _model_inputs(checkpoint: str, options: FinetuneOptions) -> ModelInputs:
+    """The checkpoint's input side (no weights), which fits each prompt to the context as ``desiq eval`` does."""
+    from mmsoc.models.inputs import ModelInputs
+    from mmsoc.models.registry import ModelOptions
+
+    settings = ModelOptions(media=options.media, chat_template=options.chat_template, max_context=options.max_context)
+    return ModelInputs.from_files(checkpoint, settings)
+
+
 def finetune(
-    model: str, data: Path, out: Path, options: FinetuneOptions, lora: tuple, train: dict, resume: bool = False
-) -> Any:
+    model: str,
+    data: Path,
+    out: Path,
+    options: FinetuneOptions,
+    lora: tuple[int, int, float, str, bool],
+    train: dict[str, Any],
+    resume: bool = False,
+) -> TrainResult | None:
     """Train the adapter into ``out``; the main process returns the TrainResult (others None)."""
     checkpoint = checkpoint_of(model, "desiq finetune trains")  # before the training stack is imported
     from mmsoc.core.distributed import process_state
     from mmsoc.core.io import write_jsonl
-    from mmsoc.models.inputs import ModelInputs
     from mmsoc.models.loading import load_hf_model
-    from mmsoc.models.registry import ModelOptions
     from mmsoc.runners.finetune.explanations import read_explanations
-    from mmsoc.runners.finetune.lora import layer_names
-    from mmsoc.runners.finetune.train import (
+    from mmsoc.runners.finetune.lora_targets import layer_names
+    from mmsoc.runners.finetune.lora_training import (
         LoraSettings,
         TrainSettings,
         check_out_dir,
@@ -130,10 +158,7 @@ def finetune(
     prompt = get_prompt(options.prompt, options.prompts_file)
     reads, how, _ = model_media(model, options.media)
     builder = RequestBuilder(prompt, setting, source.media_root, reads)
-    inputs = ModelInputs.from_files(
-        checkpoint,
-        ModelOptions(media=options.media, chat_template=options.chat_template, max_context=options.max_context),
-    )
+    inputs = _model_inputs(checkpoint, options)
     table = read_explanations(options.explanations) if options.explanations else None
     pairs, problems, counts = training_items(items, builder, inputs, table, options.fit)
     if not pairs:

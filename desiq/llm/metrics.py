@@ -1,6 +1,7 @@
 """metrics.json of a ``desiq eval`` run, computed from its prediction rows alone.
 
-Per condition and configuration (A4, A2): accuracy, chance, n (questions, or pairs for A2), a 95%
+Per condition and configuration (A4, A2), what the metric groups of kind ``mcqa`` make of its questions
+(``mmsoc.metrics.catalog``, plugin groups too): accuracy, chance, n (questions, or pairs for A2), a 95%
 interval from a bootstrap that resamples videos (``mmsoc.metrics.bootstrap``) and, for written
 answers, the success rate (replies in the requested format, by the strict rule); ``videos``, the number of
 videos (with fewer than ``min_videos``, default 10, no interval: ``ci95`` null, and no verdict). ``accuracy`` is
@@ -18,10 +19,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from desiq.llm.answers import row_correct
 from desiq.llm.conditions import CIRCULAR, ORIGINAL
 from desiq.records import PAIRS
-from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
+from mmsoc.metrics.bootstrap import cluster_interval
+from mmsoc.metrics.inputs import MCQA, MCQAInput
+from mmsoc.metrics.registry import groups_for
 from mmsoc.metrics.verdict import MIN_CLUSTERS, enough, interval_verdict
 
 N_BOOT = 1000
@@ -39,18 +44,42 @@ def _questions(rows: Sequence[dict], condition: str, config: str) -> list[tuple[
     return [(group[0]["vid_name"], group) for group in complete]
 
 
-def _entry(
-    questions: list[tuple[str, list[dict]]], correct: list[bool], chance: float, seed: int, min_videos: int
-) -> dict:
-    """Accuracy, chance, n, the number of videos and the interval over videos (None with fewer than
-    ``min_videos``: one video cannot give an interval)."""
-    n = len(questions)
-    accuracy = sum(correct) / n if n else None
-    videos = [video for video, _ in questions]
-    entry = {"accuracy": accuracy, "chance": chance, "n": n, "videos": len(set(videos)), "ci95": None}
-    if n and enough(entry["videos"], min_videos):
-        entry["ci95"] = list(cluster_bootstrap_ci(correct, videos, n_boot=N_BOOT, seed=seed))
-    return entry
+def mcqa_input(questions: list[tuple[str, list[dict]]], condition: str, answer: str, parse: str) -> MCQAInput:
+    """What the metric groups of kind ``mcqa`` score: the questions of one condition and configuration."""
+    groups = [group for _, group in questions]
+    k = len(groups[0][0]["options"])
+    return MCQAInput(
+        correct=np.array([all(row_correct(r, answer, parse) for r in group) for group in groups], dtype=bool),
+        correct_norm=(
+            np.array([all(r["chosen_norm"] == r["gold"] for r in group) for group in groups], dtype=bool)
+            if answer == "loglik"
+            else None
+        ),
+        chance=(1 / k) ** k if condition == CIRCULAR else 1 / k,
+        videos=tuple(video for video, _ in questions),
+        chosen=tuple(tuple(r["chosen"] for r in group) for group in groups),
+        gold=tuple(tuple(r["gold"] for r in group) for group in groups),
+        in_format=None if answer == "loglik" else tuple(r["strict"] is not None for group in groups for r in group),
+    )
+
+
+def scores(data: MCQAInput, seed: int, min_videos: int) -> dict[str, object]:
+    """What the metric groups of kind ``mcqa`` make of ``data``, group by group in their order: the values of
+    its metrics (its per-question statistics, or its figures), its other figures (the counts it was computed
+    over), then the interval over videos of each metric that declares one (None with fewer than
+    ``min_videos`` videos: one video cannot give an interval)."""
+    drawn = enough(len(set(data.videos)), min_videos)
+    out: dict[str, object] = {}
+    for group in groups_for(MCQA):
+        stats, figures = group.compute(data)
+        made = [metric for metric in group.metrics if metric.key in stats or metric.key in figures]
+        out.update({m.key: stats[m.key].value() if m.key in stats else figures[m.key] for m in made})
+        out.update({key: value for key, value in figures.items() if key not in out})
+        for metric in (m for m in made if m.interval and m.key in stats):
+            out[metric.interval] = (
+                list(cluster_interval(stats[metric.key], data.videos, N_BOOT, seed)) if drawn else None
+            )
+    return out
 
 
 def condition_result(
@@ -65,19 +94,8 @@ def condition_result(
     questions = _questions(rows, condition, config)
     if not questions:
         return None
-    k = len(questions[0][1][0]["options"])
-    chance = (1 / k) ** k if condition == CIRCULAR else 1 / k
-    correct = [all(row_correct(r, answer, parse) for r in group) for _, group in questions]
-    entry = {"condition": condition, "config": config, **_entry(questions, correct, chance, seed, min_videos)}
-    if answer == "loglik":
-        entry["success_rate"] = None
-        norm = [all(r["chosen_norm"] == r["gold"] for r in group) for _, group in questions]
-        normed = _entry(questions, norm, chance, seed, min_videos)
-        entry.update(accuracy_norm=normed["accuracy"], ci95_norm=normed["ci95"])
-    else:
-        flat = [r for _, group in questions for r in group]
-        entry["success_rate"] = sum(r["strict"] is not None for r in flat) / len(flat)
-    return entry
+    data = mcqa_input(questions, condition, answer, parse)
+    return {"condition": condition, "config": config, **scores(data, seed, min_videos)}
 
 
 def positions(rows: Sequence[dict], labelled: bool) -> dict[str, Any]:

@@ -125,9 +125,8 @@ def load_prompts(path: str | os.PathLike | None = None) -> dict[str, PromptSpec]
                     raise InputError(path, "expected at least two labels (a list of strings)", field=f"{name}.labels")
             elif not isinstance(value, str):
                 raise InputError(path, "expected a string", field=f"{name}.{key}")
-        spec = replace(
-            prompts[base_name], name=str(name), **{k: tuple(v) if k == "labels" else v for k, v in given.items()}
-        )
+        changes: dict[str, Any] = {k: tuple(v) if k == "labels" else v for k, v in given.items()}  # checked above
+        spec = replace(prompts[base_name], name=str(name), **changes)
         _check(path, spec)
         digest = hashlib.sha256(json.dumps({**spec.to_json(), "version": ""}, sort_keys=True).encode()).hexdigest()
         prompts[str(name)] = replace(spec, version=f"{name}+{digest[:8]}")

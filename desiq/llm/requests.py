@@ -77,13 +77,13 @@ class RequestBuilder:
         if not asked.blind and item.context and self.wants_transcript:
             transcript = transcript_window(context_cues(item.context), item.ts, transcript_tokens, count)
         if not asked.blind and self.media_root is not None:
-            for modality, kind in (("video", Video), ("audio", Audio)):
+            for modality, part_type in (("video", Video), ("audio", Audio)):
                 wanted = modality in self.setting.media and (modality == "video" or self.hears)
                 if wanted and modality not in mask:
                     path = item_media_path(self.media_root, modality, item)
                     if not path.exists():
                         missing.append(modality)
-                    elif kind is Audio:
+                    elif part_type is Audio:
                         parts.append(Audio(str(path)))
                     elif frames != 0:
                         parts.append(Video(str(path), frames))
@@ -122,8 +122,8 @@ class RequestBuilder:
         return self._transcripts[video]
 
     def media_of(self, built: Built) -> list[str]:
-        """The media kinds a request carries as parts (what to leave out when they cannot be decoded)."""
-        return [name for name, kind in (("video", Video), ("audio", Audio)) if built.request.media(kind)]
+        """The media a request carries as parts (what to leave out when they cannot be decoded)."""
+        return [name for name, part_type in (("video", Video), ("audio", Audio)) if built.request.media(part_type)]
 
 
 def context_cues(context: str) -> list[Cue]:

@@ -28,7 +28,7 @@ from mmsoc.models.budget import OverContext
 KEY_FIELDS = ("id", "condition", "rotation")
 GROWABLE = ("limit",)
 ANSWER_MODES = ("loglik", "generate")
-_KINDS = {"video": Video, "audio": Audio}
+_PART_TYPES = {"video": Video, "audio": Audio}
 
 
 def _row(asked: Asked, built: Built) -> dict[str, Any]:
@@ -42,7 +42,7 @@ def _row(asked: Asked, built: Built) -> dict[str, Any]:
         "config": asked.config,
         "rotation": asked.rotation,
         "options": list(item.options),
-        "option_kinds": list(item.option_kinds),
+        "option_kinds": list(item.option_markers),
         "gold": item.answer_idx,
         "missing": built.missing,
         "prompt_tokens": built.prompt_tokens,
@@ -89,7 +89,7 @@ class Answerer:
             built = self.builder.build(batch[0], masks[0])
             carried = self.builder.media_of(built)
             if isinstance(err, MediaError) and carried:
-                bad = [m for m in carried if err.path in built.request.media(_KINDS[m])] or carried
+                bad = [m for m in carried if err.path in built.request.media(_PART_TYPES[m])] or carried
                 return self([batch[0]], [[*masks[0], *bad]])
             self._problem(batch[0], err)
             return []

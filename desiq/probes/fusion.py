@@ -8,7 +8,7 @@ from desiq.probes import ProbeEntry, ProbeOptions
 
 
 def _build(options: ProbeOptions) -> Any:
-    from desiq.fusion.probe import FusionProbe
+    from desiq.fusion.fusion_probe import FusionProbe
 
     return FusionProbe(
         options.backbone,

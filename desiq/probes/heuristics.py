@@ -10,7 +10,7 @@
 
 Words are the lower-cased runs of letters, digits and apostrophes. AK (all K options, A4 for Social-IQ)
 takes the top option (``np.argmax``: the first wins a tie), A2 only a strictly higher correct option, as
-every probe (``desiq.probe``); intervals resample whole videos. Rows are given for the eval items as
+every probe (``desiq.probe_table``); intervals resample whole videos. Rows are given for the eval items as
 they are, under each option perturbation, and on each DeSIQ rebuild.
 """
 
@@ -24,9 +24,9 @@ from typing import Any
 
 import numpy as np
 
-from desiq.perturb import perturb
+from desiq.perturbation_schemes import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe import CONFIGS, DEBIASED, ORIGINAL, correct, row_json, verdict, view
+from desiq.probe_table import CONFIGS, DEBIASED, ORIGINAL, correct, row_json, verdict, view
 from desiq.probes import ProbeEntry
 from desiq.records import PAIRS, MCQAItem, configs
 from desiq.splits import build_split
@@ -55,9 +55,9 @@ def question_overlap(item: MCQAItem) -> np.ndarray | None:
 
 
 def rewrite_nearest(item: MCQAItem) -> np.ndarray | None:
-    if REWRITE not in item.option_kinds:
+    if REWRITE not in item.option_markers:
         return None
-    r = item.option_kinds.index(REWRITE)
+    r = item.option_markers.index(REWRITE)
     rewrite = words(item.options[r])
     scores = [len(rewrite & words(o)) / max(1, len(rewrite | words(o))) for o in item.options]
     scores[r] = -np.inf  # the rewrite itself is never the pick

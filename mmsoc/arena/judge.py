@@ -85,6 +85,8 @@ def request(battle: Battle, order: str, prompt: JudgePrompt, modalities: frozens
     first, second = (battle.response_a, battle.response_b) if order == "AB" else (battle.response_b, battle.response_a)
     parts: list[Part] = []
     if battle.media and modalities & {"image", "video"}:
+        if battle.data is None:
+            raise ValueError(f"battle {battle.id}: media without the data they belong to")
         root = data_root(battle.data)
         for relative in battle.media:
             path = resolve_inside(root, relative)
@@ -156,8 +158,8 @@ def outcome_of(battles: Sequence[Battle], rows: Sequence[dict[str, Any]], annota
     voted, problems = [], []
     answers = consistent = first_shown = decisive = strict = 0
     for battle in battles:
-        found = {o: logged.get((battle.id, o, battle.digest)) for o in ORDERS}
-        verdicts = {o: parse_verdict(row["raw"]) for o, row in found.items() if row is not None}
+        found = {o: logged[key] for o in ORDERS if (key := (battle.id, o, battle.digest)) in logged}
+        verdicts = {o: parse_verdict(row["raw"]) for o, row in found.items()}
         answers += len(verdicts)
         strict += sum(v.strict for v in verdicts.values())
         decisive += sum(v.label in ("A", "B") for v in verdicts.values())
@@ -171,9 +173,10 @@ def outcome_of(battles: Sequence[Battle], rows: Sequence[dict[str, Any]], annota
             }
             for o in bad
         ]
-        if len(verdicts) < len(ORDERS) or bad:
+        labels = {o: v.label for o, v in verdicts.items() if v.label is not None}
+        if len(labels) < len(ORDERS):  # an order not answered, or answered without a verdict
             continue
-        ab, ba = (in_file_order(verdicts[o].label, o) for o in ORDERS)
+        ab, ba = (in_file_order(labels[o], o) for o in ORDERS)
         consistent += ab == ba
         voted.append(battle.with_votes([Vote(annotator, combine(ab, ba), verdicts["AB"].critique, 0.0)]))
     summary = {

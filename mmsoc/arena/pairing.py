@@ -20,7 +20,7 @@ from mmsoc.arena.media import data_root, relative_media
 from mmsoc.arena.records import Battle
 from mmsoc.core.io import InputError, UsageError
 from mmsoc.core.runfolder import CONFIG, RunFolder
-from mmsoc.tasks import get_task
+from mmsoc.tasks import get_task, kind_of
 
 ItemKey = tuple[str, str]
 
@@ -55,9 +55,9 @@ def load_run(path: str | Path, name: str | None = None) -> RunResponses:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as err:
         raise InputError(config_path, f"invalid JSON ({err.msg})", line=err.lineno) from None
-    for key in ("model", "data", "split"):
-        if not isinstance(config.get(key), str):
-            raise InputError(config_path, "missing or not a string", field=key)
+    for name_field in ("model", "data", "split"):
+        if not isinstance(config.get(name_field), str):
+            raise InputError(config_path, "missing or not a string", field=name_field)
     order = {seed: k for k, seed in enumerate(config.get("seeds") or [None])}
     chosen: dict[ItemKey, dict[str, Any]] = {}
     for row in RunFolder(path).rows():
@@ -87,7 +87,7 @@ def common_items(first: RunResponses, second: RunResponses, tasks: Sequence[str]
 
 def _free_text(task: str) -> bool:
     try:
-        return get_task(task).kind == "generation"
+        return kind_of(task).open_ended
     except KeyError:
         return False
 

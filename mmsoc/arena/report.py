@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from mmsoc.arena import analysis, ratings
-from mmsoc.arena.aggregate import aggregate, agreement
-from mmsoc.arena.records import read_battles
+from mmsoc.arena.aggregate import Aggregated, aggregate, agreement
+from mmsoc.arena.records import Battle, read_battles
 from mmsoc.core.io import UsageError, write_json, write_text
 
 NOTES = (
@@ -61,15 +61,7 @@ def rate(votes: Path, out: Path, settings: RateSettings, judges: Sequence[Path] 
     order = sorted(range(len(m.models)), key=lambda k: (-bt[k], m.models[k]))
     rounds, seed = settings.bootstrap, settings.seed
     reference = {o.battle.id: (o.battle, o.label) for o in agg.outcomes}
-    judged: dict[str, dict] = {}
-    silent = []
-    for path in judges:
-        entries, silence = _judge(path, reference, rounds, seed)
-        silent += silence
-        for name, entry in entries.items():
-            if name in judged:
-                raise UsageError(f"{path}: judge {name!r} also votes in another --judge file")
-            judged[name] = entry
+    judged, silent = _judges(judges, reference, rounds, seed)
     result = {
         "method": "bt",
         "models": [
@@ -91,18 +83,50 @@ def rate(votes: Path, out: Path, settings: RateSettings, judges: Sequence[Path] 
         },
         "dropped": agg.dropped,
     }
-    names = [m.models[k] for k in order]
-    groups = ratings.beat_groups(m)
-    warnings = silent + (
-        []
-        if len(groups) == 1
-        else [
-            "The Bradley-Terry ratings have no finite maximum-likelihood value: some models never lost a point to "
-            f"the others (groups: {'; '.join(', '.join(sorted(g)) for g in groups)}). The ratings and intervals are "
-            "where FastChat's optimiser stops (100 iterations), not estimates; rate more battles between the groups."
-        ]
-    )
-    extra = {
+    extra = _analysis(m, order, battles, agg, settings, silent + _warnings(ratings.beat_groups(m)))
+    _write_outputs(out, result, extra)
+    return result, extra
+
+
+def _judges(
+    judges: Sequence[Path], reference: dict[str, tuple[Battle, str]], rounds: int, seed: int
+) -> tuple[dict[str, dict], list[str]]:
+    """Each judge's agreement entry by name (a judge in two files is refused), and the lines of files with
+    nothing to compare."""
+    judged: dict[str, dict] = {}
+    silent: list[str] = []
+    for path in judges:
+        entries, silence = _judge(path, reference, rounds, seed)
+        silent += silence
+        for name, entry in entries.items():
+            if name in judged:
+                raise UsageError(f"{path}: judge {name!r} also votes in another --judge file")
+            judged[name] = entry
+    return judged, silent
+
+
+def _warnings(groups: list[list[str]]) -> list[str]:
+    """A warning when the models fall into groups that never lost to one another (no finite ratings)."""
+    if len(groups) == 1:
+        return []
+    return [
+        "The Bradley-Terry ratings have no finite maximum-likelihood value: some models never lost a point to "
+        f"the others (groups: {'; '.join(', '.join(sorted(g)) for g in groups)}). The ratings and intervals are "
+        "where FastChat's optimiser stops (100 iterations), not estimates; rate more battles between the groups."
+    ]
+
+
+def _analysis(
+    m: ratings.Matchups,
+    order: list[int],
+    battles: list[Battle],
+    agg: Aggregated,
+    settings: RateSettings,
+    warnings: list[str],
+) -> dict:
+    """The contents of analysis.json: warnings, settings, battle counts, win rates and the biases."""
+    rounds, seed = settings.bootstrap, settings.seed
+    return {
         "warnings": warnings,
         "settings": {
             "bootstrap": rounds,
@@ -121,7 +145,7 @@ def rate(votes: Path, out: Path, settings: RateSettings, judges: Sequence[Path] 
             "all_disagree": agg.all_disagree,
             "no_majority": agg.no_majority,
         },
-        "models": names,
+        "models": [m.models[k] for k in order],
         "win_rate": _matrix(ratings.win_rates(m), order),
         "battle_counts": _matrix(ratings.pair_counts(m), order),
         "bias": {
@@ -129,16 +153,19 @@ def rate(votes: Path, out: Path, settings: RateSettings, judges: Sequence[Path] 
             "position": analysis.position_bias(battles, rounds, seed),
         },
     }
+
+
+def _write_outputs(out: Path, result: dict, extra: dict) -> None:
+    """ratings.json, analysis.json, leaderboard.md and report.html into ``out``."""
+    from mmsoc.report.render import to_html, to_markdown
+
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / "ratings.json", _finite(result))
     write_json(out / "analysis.json", _finite(extra))
     blocks = _blocks(result, extra)
-    from mmsoc.report.render import to_html, to_markdown
-
     write_text(out / "leaderboard.md", to_markdown(blocks))
     page = to_html(blocks).replace("<title>MM-Soc metric report</title>", "<title>Arena ratings</title>", 1)
     write_text(out / "report.html", page)
-    return result, extra
 
 
 def _judge(path: Path, reference: dict, rounds: int, seed: int) -> tuple[dict[str, dict], list[str]]:

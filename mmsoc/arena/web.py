@@ -13,18 +13,22 @@ the address served, a name given with ``hostnames``, or a loopback name with the
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the route annotations (``Request``, imported
-# inside create_app) at definition time.
+# inside the route helpers) at definition time.
 import hmac
 import html
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
 from mmsoc.arena.media import Pictures
 from mmsoc.arena.records import LABELS, Battle
 from mmsoc.arena.store import Session, VoteRejected, VoteStore
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI, Request
+    from fastapi.responses import HTMLResponse
 
 MAX_CRITIQUE = 10_000
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -84,10 +88,10 @@ def _where(url: str, scheme: str, strict: bool = False) -> tuple[str, int] | Non
     return parts.hostname.lower(), port or (443 if scheme == "https" else 80)
 
 
-def create_app(store: VoteStore, access: Access) -> Any:
+def create_app(store: VoteStore, access: Access) -> "FastAPI":
     """The FastAPI app serving ``store``'s battles to its invited annotators."""
-    from fastapi import FastAPI, Form, Request
-    from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+    from fastapi import FastAPI
+    from fastapi.responses import Response
 
     app = FastAPI(title="mmsoc arena", docs_url=None, redoc_url=None, openapi_url=None)
     pictures = Pictures()
@@ -101,48 +105,71 @@ def create_app(store: VoteStore, access: Access) -> Any:
         response.headers.update(SECURITY_HEADERS)
         return response
 
-    def page(title: str, body: str, status: int = 200) -> HTMLResponse:
-        return HTMLResponse(_page(title, body), status_code=status)
+    _session_routes(app, store, access)
+    _vote_routes(app, store, access, pictures)
+    _media_routes(app, store, access, pictures)
+    return app
 
-    def refuse(status: int, message: str, back: bool = False) -> HTMLResponse:
-        link = '<p><a href="/vote">Back to voting</a></p>' if back else ""
-        return page("Not recorded", f'<p class="error" id="error">{_esc(message)}</p>{link}', status)
 
-    def session_of(request: Request) -> Session | None:
-        session_id = request.cookies.get(access.cookie)
-        return store.session(session_id) if session_id else None
+def _html(title: str, body: str, status: int = 200) -> "HTMLResponse":
+    from fastapi.responses import HTMLResponse
+
+    return HTMLResponse(_page(title, body), status_code=status)
+
+
+def _refuse(status: int, message: str, back: bool = False) -> "HTMLResponse":
+    """The page of a request that changes nothing, saying why (with a link back to voting where it helps)."""
+    link = '<p><a href="/vote">Back to voting</a></p>' if back else ""
+    return _html("Not recorded", f'<p class="error" id="error">{_esc(message)}</p>{link}', status)
+
+
+def _session_of(store: VoteStore, access: Access, request: "Request") -> Session | None:
+    session_id = request.cookies.get(access.cookie)
+    return store.session(session_id) if session_id else None
+
+
+def _session_routes(app: "FastAPI", store: VoteStore, access: Access) -> None:
+    """``GET /`` and ``GET /join/{token}``: the home page and an invite link opening a session."""
+    from fastapi import Request
+    from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
     @app.get("/", response_class=HTMLResponse)
     def home(request: Request) -> Response:
-        if session_of(request) is not None:
+        if _session_of(store, access, request) is not None:
             return RedirectResponse("/vote", status_code=303)
-        return page("Arena", f"<p>{store.count()} battles. {NOT_SIGNED_IN}</p>")
+        return _html("Arena", f"<p>{store.count()} battles. {NOT_SIGNED_IN}</p>")
 
     @app.get("/join/{token}")
     def join(token: str) -> Response:
         opened = store.open_session(token)
         if opened is None:
-            return refuse(403, "This invite link is not valid.")
+            return _refuse(403, "This invite link is not valid.")
         session_id, _session = opened
         answer = RedirectResponse("/vote", status_code=303)
         answer.set_cookie(access.cookie, session_id, httponly=True, samesite="strict", path="/")
         return answer
 
+
+def _vote_routes(app: "FastAPI", store: VoteStore, access: Access, pictures: Pictures) -> None:
+    """``GET /vote`` (the next battle of the session's annotator) and ``POST /vote`` (a vote on it)."""
+    from fastapi import Form, Request
+    from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
     @app.get("/vote", response_class=HTMLResponse)
     def next_battle(request: Request) -> HTMLResponse:
-        session = session_of(request)
+        session = _session_of(store, access, request)
         if session is None:
-            return refuse(403, NOT_SIGNED_IN)
+            return _refuse(403, NOT_SIGNED_IN)
         annotator = session.annotator
         done = store.progress()["annotators"].get(annotator, 0)
         total = store.count()
         battle = store.next_battle(annotator)
         if battle is None:
-            return page(
+            return _html(
                 "Done",
                 _header(annotator, done, total) + f'<p id="done">You have voted on all {total} battles. Thank you.</p>',
             )
-        return page("Vote", _header(annotator, done, total) + _battle_html(battle, pictures, session.csrf))
+        return _html("Vote", _header(annotator, done, total) + _battle_html(battle, pictures, session.csrf))
 
     @app.post("/vote")
     def vote(
@@ -154,29 +181,37 @@ def create_app(store: VoteStore, access: Access) -> Any:
     ) -> Response:
         source = request.headers.get("origin", request.headers.get("referer"))
         if not access.same_origin(source, request.url.scheme, request.headers.get("host")):
-            return refuse(403, "votes are accepted only from this server's own vote page (Origin or Referer)")
-        session = session_of(request)
+            return _refuse(403, "votes are accepted only from this server's own vote page (Origin or Referer)")
+        session = _session_of(store, access, request)
         if session is None:
-            return refuse(403, NOT_SIGNED_IN)
+            return _refuse(403, NOT_SIGNED_IN)
         if not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
-            return refuse(403, "this form is not from your session: reload the vote page", back=True)
+            return _refuse(403, "this form is not from your session: reload the vote page", back=True)
         if len(critique) > MAX_CRITIQUE:
-            return refuse(422, f"critique longer than {MAX_CRITIQUE} characters", back=True)
+            return _refuse(422, f"critique longer than {MAX_CRITIQUE} characters", back=True)
         try:
             store.vote(session.annotator, battle, label, critique.strip(), time.time())
         except VoteRejected as err:
-            return refuse(err.status, str(err), back=True)
+            return _refuse(err.status, str(err), back=True)
         return RedirectResponse("/vote", status_code=303)
+
+
+def _media_routes(app: "FastAPI", store: VoteStore, access: Access, pictures: Pictures) -> None:
+    """``GET /media/{battle}/{k}`` (a battle's k-th picture, signed in only) and ``GET /progress`` (counts)."""
+    from fastapi import Request
+    from fastapi.responses import FileResponse, JSONResponse, Response
 
     @app.get("/media/{battle_id}/{index}")
     def media(request: Request, battle_id: str, index: int) -> Response:
-        battle = store.battle(battle_id) if session_of(request) is not None else None
+        battle = store.battle(battle_id) if _session_of(store, access, request) is not None else None
         shown = pictures.of(battle) if battle is not None else []
         if not 0 <= index < len(shown) or shown[index].problem:
             return Response("no such picture", status_code=404, media_type="text/plain")
         picture = shown[index]
         if picture.png is not None:
             return Response(picture.png, media_type="image/png")
+        if picture.path is None:  # a picture without a problem is a file or PNG bytes
+            return Response("no such picture", status_code=404, media_type="text/plain")
         return FileResponse(picture.path, media_type=picture.media_type)
 
     @app.get("/progress")
@@ -189,8 +224,6 @@ def create_app(store: VoteStore, access: Access) -> Any:
                 return JSONResponse({"error": "wrong admin token"}, status_code=403)
             counts["votes_by_annotator"] = names
         return JSONResponse(counts)
-
-    return app
 
 
 def _esc(text: str) -> str:

@@ -139,7 +139,7 @@ def export(
 
 @arena_app.command("judge")
 def judge(
-    model: options.Model = ...,
+    model: options.Model,
     battles: Path = option(..., "--battles", help="Battles file (JSONL) to judge."),
     out: Path = option(..., "--out", help="Votes file to write: the battles the judge voted on, one vote each."),
     run_dir: Optional[Path] = option(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -11,6 +11,10 @@ from mmsoc.commands import options
 from mmsoc.core.cli import commands
 from mmsoc.core.options import Adapter, Device, Limit, Progress, option
 from mmsoc.models.base import PAPER_SEEDS
+
+if TYPE_CHECKING:
+    from mmsoc.models.base import GenerationSettings
+    from mmsoc.runners.config import RunConfig
 
 app = commands()
 
@@ -27,25 +31,54 @@ def _seeds(value: str) -> tuple[int, ...]:
     return seeds
 
 
-@app.command("eval")
-def eval_command(
-    task: options.Task = ...,
-    suite: options.Suite = "mmsoc",
-    model: options.Model = ...,
-    out: Path = option(
-        ...,
+RunOut = Annotated[
+    Path,
+    option(
         "--out",
         help="Run folder: predictions.jsonl, config.json, metrics.json. Rerunning the same command resumes it.",
     ),
-    data: str = options.DATA,
-    split: str = option("test", "--split"),
+]
+Split = Annotated[str, option("--split")]
+Seeds = Annotated[str, option("--seeds", help="Comma-separated sampling seeds (the paper's: 0,1,2).")]
+Greedy = Annotated[bool, option("--greedy/--sample")]
+FastMetrics = Annotated[bool, option("--fast-metrics")]
+ApiBase = Annotated[
+    Optional[str],
+    option(
+        "--api-base",
+        help="URL of an OpenAI-compatible server for "
+        "--model openai:NAME, e.g. http://localhost:8000/v1 (vLLM, SGLang); "
+        "the key comes from $MMSOC_API_KEY or $OPENAI_API_KEY.",
+    ),
+]
+Threads = Annotated[
+    Optional[int],
+    option(
+        "--threads",
+        min=1,
+        help="torch threads per process (default: "
+        "$OMP_NUM_THREADS if set, else the CPUs this process may use, shared "
+        "among the run's processes on this machine, at most 8); in runtime.json.",
+    ),
+]
+
+
+@app.command("eval")
+def eval_command(
+    *,
+    task: options.Task,
+    suite: options.Suite = "mmsoc",
+    model: options.Model,
+    out: RunOut,
+    data: options.Data = "sample",
+    split: Split = "test",
     batch_size: options.EvalBatchSize = "8",
     limit: Limit = None,
-    seeds: str = option(PAPER_SEEDS_TEXT, "--seeds", help="Comma-separated sampling seeds (the paper's: 0,1,2)."),
-    greedy: bool = option(False, "--greedy/--sample"),
-    max_new_tokens: int = options.MAX_NEW_TOKENS,
-    top_p: float = options.TOP_P,
-    temperature: float = options.TEMPERATURE,
+    seeds: Seeds = PAPER_SEEDS_TEXT,
+    greedy: Greedy = False,
+    max_new_tokens: options.MaxNewTokens = 256,
+    top_p: options.TopP = 0.9,
+    temperature: options.Temperature = 1.0,
     adapter: Adapter = None,
     dtype: options.WeightsDtype = "auto",
     device: Device = "auto",
@@ -56,40 +89,23 @@ def eval_command(
     max_context: options.MaxContext = None,
     fit: options.Fit = "drop",
     log_prompts: options.LogPrompts = False,
-    prompt_version: Optional[str] = options.PROMPT_VERSION,
-    prompts_file: Optional[Path] = options.PROMPTS_FILE,
-    fast_metrics: bool = option(False, "--fast-metrics"),
+    prompt_version: options.PromptVersion = None,
+    prompts_file: options.PromptsFile = None,
+    fast_metrics: FastMetrics = False,
     progress: Progress = True,
-    api_base: Optional[str] = option(
-        None,
-        "--api-base",
-        help="URL of an OpenAI-compatible server for "
-        "--model openai:NAME, e.g. http://localhost:8000/v1 (vLLM, SGLang); "
-        "the key comes from $MMSOC_API_KEY or $OPENAI_API_KEY.",
-    ),
+    api_base: ApiBase = None,
     concurrency: options.Concurrency = 8,
     request_timeout: options.RequestTimeout = 600.0,
     retries: options.Retries = 6,
     deadline: options.Deadline = None,
     max_response_bytes: options.MaxResponseBytes = options.MAX_RESPONSE_BYTES,
     text_length: options.TextLength = 128,
-    threads: Optional[int] = option(
-        None,
-        "--threads",
-        min=1,
-        help="torch threads per process (default: "
-        "$OMP_NUM_THREADS if set, else the CPUs this process may use, shared "
-        "among the run's processes on this machine, at most 8); in runtime.json.",
-    ),
+    threads: Threads = None,
 ) -> None:
     """Evaluate MODEL on the tasks of a suite (MM-Soc by default), logging every prediction and writing metrics.json."""
-    from dataclasses import asdict
-
     from mmsoc.core.batching import parse_batch_size
     from mmsoc.models.base import GenerationSettings
-    from mmsoc.models.inputs import describe_model
     from mmsoc.models.registry import make_model, modalities
-    from mmsoc.runners.config import RunConfig
     from mmsoc.runners.eval import resolve_prompts, run_eval
     from mmsoc.tasks.prompts import load_prompt_overrides
 
@@ -101,25 +117,12 @@ def eval_command(
     overrides = load_prompt_overrides(prompts_file, model) if prompts_file else None
     prompts = resolve_prompts(tasks, prompt_version, overrides)
     data_id = data if data == "sample" or data.startswith("hf://") or data == "hub" else str(Path(data).resolve())
-    config = RunConfig.create(
-        settings,
-        None if greedy else _seeds(seeds),
-        model=model,
-        tasks=tasks,
-        data=data_id,
-        split=split,
-        adapter=adapter,
-        prompt_version={t: v for t, (_, v) in prompts.items()},
-        text_length=text_length,
-        **asdict(flags),
-        **describe_model(model, settings, flags.chat_template, flags.generation_config, api_base),
+    seed_list = None if greedy else _seeds(seeds)
+    config = _run_config(
+        settings, seed_list, flags, model, tasks, data_id, split, adapter, prompts, text_length, api_base
     )
-    model_options = flags.model_options(
-        data=data_id,
-        device=device,
-        adapter=adapter,
-        **options.server_options(api_base, concurrency, request_timeout, retries, deadline, max_response_bytes),
-    )
+    server = options.server_options(api_base, concurrency, request_timeout, retries, deadline, max_response_bytes)
+    model_options = flags.model_options(data=data_id, device=device, adapter=adapter, **server)
     metrics = run_eval(
         config,
         out,
@@ -137,3 +140,37 @@ def eval_command(
         from mmsoc.runners.console import print_eval_summary
 
         print_eval_summary(metrics)
+
+
+def _run_config(
+    settings: GenerationSettings,
+    seeds: tuple[int, ...] | None,
+    flags: options.ModelFlags,
+    model: str,
+    tasks: tuple[str, ...],
+    data_id: str,
+    split: str,
+    adapter: str | None,
+    prompts: dict[str, tuple[str, str]],
+    text_length: int,
+    api_base: str | None,
+) -> RunConfig:
+    """The run's identity (config.json): what is asked, of which model, with which settings."""
+    from dataclasses import asdict
+
+    from mmsoc.models.inputs import describe_model
+    from mmsoc.runners.config import RunConfig
+
+    return RunConfig.create(
+        settings,
+        seeds,
+        model=model,
+        tasks=tasks,
+        data=data_id,
+        split=split,
+        adapter=adapter,
+        prompt_version={t: v for t, (_, v) in prompts.items()},
+        text_length=text_length,
+        **asdict(flags),
+        **describe_model(model, settings, flags.chat_template, flags.generation_config, api_base),
+    )

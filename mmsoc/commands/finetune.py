@@ -2,26 +2,59 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from mmsoc.commands import options
+from mmsoc.commands.finetune_options import (
+    AdapterOut,
+    BaseDtype,
+    BaseModel,
+    Epochs,
+    Explanations,
+    LearningRate,
+    LoraAlpha,
+    LoraDropout,
+    LoraMlp,
+    LoraRank,
+    MaxSteps,
+    MaxTargetTokens,
+    MicroBatchSize,
+    Precision,
+    Resume,
+    SaveEvery,
+    TargetModules,
+    TrainBatchSize,
+    TrainSplit,
+    TrainTasks,
+    WarmupRatio,
+    WeightDecay,
+)
 from mmsoc.core.cli import commands
 from mmsoc.core.options import Adapter, BatchSize, Device, Dtype, Limit, Progress, Seed, option
+
+if TYPE_CHECKING:
+    from mmsoc.core.records import Example
+    from mmsoc.models.inputs import ModelInputs
+    from mmsoc.runners.finetune.data import TrainingSet
+    from mmsoc.runners.finetune.lora_training import LoraSettings
 
 app = commands()
 
 
 def _load(
     tasks: tuple[str, ...], data: str, split: str, limit: int | None, text_length: int | None = None
-) -> tuple[list, list[dict]]:
+) -> tuple[list[Example], list[dict[str, str]]]:
     """Examples of every task, with the loaders' per-item problems as rows (task, id, problem; news texts
     cut to ``text_length`` words, None: the paper's default)."""
     from mmsoc.tasks.data import LoadOptions, load_examples
 
     options = LoadOptions() if text_length is None else LoadOptions(text_length=text_length)
-    examples, problems = [], []
+    examples: list[Example] = []
+    problems: list[dict[str, str]] = []
     for task in tasks:
         loaded = load_examples(task, data, split=split, limit=limit, options=options)
         examples += loaded.examples
@@ -44,101 +77,114 @@ def _settings(greedy: bool, max_new_tokens: int, top_p: float, temperature: floa
 
 @app.command()
 def finetune(
-    model: str = option(..., "--model", help="Hub id or local folder (or hf:ID) of the image-text-to-text base model."),
-    out: Path = option(..., "--out", help="Adapter folder: peft adapter, train_log.jsonl, checkpoints/."),
-    tasks: str = option("all", "--task", help="`all` or comma-separated task ids, trained together."),
-    data: str = options.DATA,
-    split: str = option("train", "--split", help="Split to train on."),
+    model: BaseModel,
+    out: AdapterOut,
+    tasks: TrainTasks = "all",
+    data: options.Data = "sample",
+    split: TrainSplit = "train",
     limit: Limit = None,
-    explanations: Path | None = option(
-        None,
-        "--explanations",
-        help="Teacher explanations: a run folder "
-        "of 'mmsoc explain' or a JSONL file (id, explanation); targets "
-        "become 'ANSWER Explanation: ...'.",
-    ),
-    epochs: int = option(1, "--epochs", min=1, help="Passes over the training items."),
-    batch_size: int = option(16, "--batch-size", min=1, help="Examples per optimizer step (all processes)."),
-    micro_batch_size: int = option(
-        4, "--micro-batch-size", min=1, help="Examples per forward pass; gradients accumulate up to --batch-size."
-    ),
-    learning_rate: float = option(2e-4, "--lr", min=0.0, help="Peak learning rate."),
-    warmup_ratio: float = option(0.03, "--warmup-ratio", min=0.0, max=1.0, help="Share of steps warming up."),
-    weight_decay: float = option(0.0, "--weight-decay", min=0.0, help="AdamW weight decay."),
-    max_steps: int | None = option(None, "--max-steps", min=1, help="Stop after this many optimizer steps."),
-    save_every: int = option(0, "--save-every", min=0, help="Checkpoint every N optimizer steps (0: never)."),
-    resume: bool = option(
-        False,
-        "--resume",
-        help="Continue from the newest checkpoint in --out (the same configuration only; a different one is refused).",
-    ),
+    explanations: Explanations = None,
+    epochs: Epochs = 1,
+    batch_size: TrainBatchSize = 16,
+    micro_batch_size: MicroBatchSize = 4,
+    learning_rate: LearningRate = 2e-4,
+    warmup_ratio: WarmupRatio = 0.03,
+    weight_decay: WeightDecay = 0.0,
+    max_steps: MaxSteps = None,
+    save_every: SaveEvery = 0,
+    resume: Resume = False,
     seed: Seed = 0,
-    precision: str = option("auto", "--precision", help="auto (bf16 where the GPU supports it), bf16 or no."),
-    dtype: str = option(
-        "auto",
-        "--dtype",
-        help="Base weights dtype: auto (bfloat16 when training in bf16, else float32), float32, bfloat16 or float16.",
-    ),
+    precision: Precision = "auto",
+    dtype: BaseDtype = "auto",
     device_map: options.DeviceMap = "none",
     attn_implementation: options.AttnImplementation = None,
-    rank: int = option(8, "--lora-rank", min=1, help="LoRA rank r."),
-    alpha: int = option(16, "--lora-alpha", min=1, help="LoRA scaling alpha."),
-    dropout: float = option(0.05, "--lora-dropout", min=0.0, max=1.0, help="Dropout on the LoRA input."),
-    target_modules: str = option(
-        "attention",
-        "--target-modules",
-        help="'attention' (the language model's attention projections, by the names its architecture uses) "
-        "or comma-separated names of language-model linear layers to adapt (lm_head included when named).",
-    ),
-    lora_mlp: bool = option(False, "--lora-mlp", help="Adapt the language model's MLP projections too."),
-    max_target_tokens: int = option(256, "--max-target-tokens", min=2, help="Longest target kept (tokens)."),
-    prompt_version: str | None = options.PROMPT_VERSION,
-    prompts_file: Path | None = options.PROMPTS_FILE,
+    rank: LoraRank = 8,
+    alpha: LoraAlpha = 16,
+    dropout: LoraDropout = 0.05,
+    target_modules: TargetModules = "attention",
+    lora_mlp: LoraMlp = False,
+    max_target_tokens: MaxTargetTokens = 256,
+    prompt_version: options.PromptVersion = None,
+    prompts_file: options.PromptsFile = None,
     progress: Progress = True,
     text_length: options.TextLength = 128,
 ) -> None:
     """LoRA fine-tuning of MODEL on one or more tasks at once (answer tokens only carry the loss)."""
-    from mmsoc.models.registry import ModelOptions, checkpoint_of
+    from mmsoc.models.registry import checkpoint_of
 
     checkpoint = checkpoint_of(model, "mmsoc finetune trains")  # before the training stack is imported
     from mmsoc.core.distributed import process_state
-    from mmsoc.core.io import write_jsonl
-    from mmsoc.models.inputs import ModelInputs
     from mmsoc.models.loading import check_attn_implementation, load_hf_model
-    from mmsoc.runners.finetune.data import build_training_set
-    from mmsoc.runners.finetune.explanations import read_explanations
-    from mmsoc.runners.finetune.lora import layer_names
-    from mmsoc.runners.finetune.train import (
-        LoraSettings,
-        TrainSettings,
-        check_out_dir,
-        resolve_precision,
-        run_identity,
-        train_lora,
-    )
-    from mmsoc.runners.fitting import counter_of
+    from mmsoc.runners.finetune import lora_training as training_run
 
-    lora = LoraSettings(rank, alpha, dropout, layer_names(target_modules), lora_mlp)
-    settings = TrainSettings(
-        epochs,
-        batch_size,
-        micro_batch_size,
-        learning_rate,
-        warmup_ratio,
-        weight_decay,
-        max_steps=max_steps,
-        save_every=save_every,
-        seed=seed,
-        precision=precision,
-        max_target_tokens=max_target_tokens,
-    )
+    lora = _lora_settings(rank, alpha, dropout, target_modules, lora_mlp)
+    settings = training_run.TrainSettings(epochs, batch_size, micro_batch_size, learning_rate, warmup_ratio)
+    settings = replace(settings, weight_decay=weight_decay, max_steps=max_steps, save_every=save_every, seed=seed)
+    settings = replace(settings, precision=precision, max_target_tokens=max_target_tokens)
     task_ids = options.task_list(tasks, data)
     prompts = _prompts(task_ids, model, prompt_version, prompts_file)
     examples, problems = _load(task_ids, data, split, limit, text_length)
+    training, inputs = _training_set(checkpoint, examples, prompts, explanations)
+    meta = _training_meta(task_ids, data, split, limit, text_length, prompts, explanations, problems, training, inputs)
+    weights = _training_dtype(dtype, training_run.resolve_precision(precision))
+    spread = options.device_map_of(device_map)
+    check_attn_implementation(attn_implementation)
+    meta.update(dtype=weights, attn_implementation=attn_implementation)
+    identity = training_run.run_identity(lora, settings, training.items, meta)
+    training_run.check_out_dir(out, resume, identity)  # before loading the model
+    state = process_state()
+    base, processor, family = load_hf_model(
+        checkpoint, weights, device_map=spread, attn_implementation=attn_implementation
+    )
+    result = training_run.train_lora(
+        base, processor, family, training.items, out, lora, settings, resume=resume, meta=meta, progress=progress
+    )
+    if not state.is_main_process:
+        return
+    _write_problems(out, problems, training.problems)
+    last = f", last loss {result.losses[-1]:.4f}" if result.losses else ""
+    typer.echo(f"adapter: {result.adapter_dir} ({result.steps} steps on {len(training.items)} items{last})")
+
+
+def _training_set(
+    checkpoint: str, examples: list[Example], prompts: dict[str, tuple[str, str]], explanations: Path | None
+) -> tuple[TrainingSet, ModelInputs]:
+    """The training pairs of ``examples`` (targets with the teacher's explanations where given) and the
+    checkpoint's inputs, which fit the prompts as evaluation fits them."""
+    from mmsoc.models.inputs import ModelInputs
+    from mmsoc.models.registry import ModelOptions
+    from mmsoc.runners.finetune.data import build_training_set
+    from mmsoc.runners.finetune.explanations import read_explanations
+    from mmsoc.runners.fitting import counter_of
+
     table = read_explanations(explanations) if explanations else None
-    inputs = ModelInputs.from_files(checkpoint, ModelOptions())  # the prompts fitted as evaluation fits them
+    inputs = ModelInputs.from_files(checkpoint, ModelOptions())
     training = build_training_set(examples, {t: text for t, (text, _) in prompts.items()}, table, counter_of(inputs))
-    meta = {
+    return training, inputs
+
+
+def _lora_settings(rank: int, alpha: int, dropout: float, target_modules: str, mlp: bool) -> LoraSettings:
+    """The adapter's shape from its flags (``--target-modules`` as layer names)."""
+    from mmsoc.runners.finetune.lora_targets import layer_names
+    from mmsoc.runners.finetune.lora_training import LoraSettings
+
+    return LoraSettings(rank, alpha, dropout, layer_names(target_modules), mlp)
+
+
+def _training_meta(
+    task_ids: tuple[str, ...],
+    data: str,
+    split: str,
+    limit: int | None,
+    text_length: int,
+    prompts: dict[str, tuple[str, str]],
+    explanations: Path | None,
+    problems: list[dict[str, str]],
+    training: TrainingSet,
+    inputs: ModelInputs,
+) -> dict[str, Any]:
+    """What the adapter was trained on (its train_config.json and run identity), before the weights' settings."""
+    return {
         "tasks": list(task_ids),
         "data": data,
         "split": split,
@@ -153,26 +199,17 @@ def finetune(
         "prompt_format": inputs.format.describe(),
         "context": {"max_context": inputs.context_length, "fit": "drop"},
     }
-    weights, spread = _training_dtype(dtype, resolve_precision(precision)), options.device_map_of(device_map)
-    check_attn_implementation(attn_implementation)
-    meta.update(dtype=weights, attn_implementation=attn_implementation)
-    check_out_dir(out, resume, run_identity(lora, settings, training.items, meta))  # before loading the model
-    state = process_state()
-    base, processor, family = load_hf_model(
-        checkpoint, weights, device_map=spread, attn_implementation=attn_implementation
-    )
-    result = train_lora(
-        base, processor, family, training.items, out, lora, settings, resume=resume, meta=meta, progress=progress
-    )
-    if not state.is_main_process:
-        return
-    if problems or training.problems:
+
+
+def _write_problems(out: Path, problems: list[dict[str, str]], skipped: list[dict[str, str]]) -> None:
+    """problems.jsonl: the loaders' per-item problems and the items the training set left out, if any."""
+    from mmsoc.core.io import write_jsonl
+
+    if problems or skipped:
         write_jsonl(
             out / "problems.jsonl",
-            problems + [{"task": p["task"], "id": p["id"], "problem": p["reason"]} for p in training.problems],
+            problems + [{"task": p["task"], "id": p["id"], "problem": p["reason"]} for p in skipped],
         )
-    last = f", last loss {result.losses[-1]:.4f}" if result.losses else ""
-    typer.echo(f"adapter: {result.adapter_dir} ({result.steps} steps on {len(training.items)} items{last})")
 
 
 def _training_dtype(dtype: str, precision: str) -> str:
@@ -184,26 +221,33 @@ def _training_dtype(dtype: str, precision: str) -> str:
     return "bfloat16" if precision == "bf16" else "float32"
 
 
-@app.command()
-def explain(
-    model: options.Model = ...,
-    task: str = option(..., "--task", help="Task id or comma-separated ids with labels to explain."),
-    out: Path = option(
-        ...,
+ExplainTask = Annotated[str, option("--task", help="Task id or comma-separated ids with labels to explain.")]
+ExplainOut = Annotated[
+    Path,
+    option(
         "--out",
         help="Run folder: predictions.jsonl (one explanation per item, for "
         "'mmsoc finetune --explanations'), config.json, problems.jsonl. Rerunning the same "
         "command resumes it; a different configuration is refused.",
     ),
-    data: str = options.DATA,
-    split: str = option("train", "--split", help="Split whose gold labels are explained."),
+]
+
+
+@app.command()
+def explain(
+    *,
+    model: options.Model,
+    task: ExplainTask,
+    out: ExplainOut,
+    data: options.Data = "sample",
+    split: Annotated[str, option("--split", help="Split whose gold labels are explained.")] = "train",
     limit: Limit = None,
     batch_size: BatchSize = 8,
     seed: Seed = 0,
-    greedy: bool = option(True, "--greedy/--sample", help="Greedy decoding (default) or nucleus sampling."),
-    max_new_tokens: int = options.MAX_NEW_TOKENS,
-    top_p: float = options.TOP_P,
-    temperature: float = options.TEMPERATURE,
+    greedy: Annotated[bool, option("--greedy/--sample", help="Greedy decoding (default) or nucleus sampling.")] = True,
+    max_new_tokens: options.MaxNewTokens = 256,
+    top_p: options.TopP = 0.9,
+    temperature: options.Temperature = 1.0,
     adapter: Adapter = None,
     dtype: options.WeightsDtype = "auto",
     device: Device = "auto",
@@ -233,35 +277,43 @@ def explain(
     )
 
 
-@app.command("self-improve")
-def self_improve(
-    task: str = option(..., "--task", help="Task id."),
-    model: options.Model = ...,
-    out: Path = option(
-        ...,
+SelfImproveOut = Annotated[
+    Path,
+    option(
         "--out",
         help="Run folder: predictions.jsonl (one row per item and round), "
         "config.json, metrics.json, problems.jsonl, similarity.png. Rerunning the same command "
         "resumes it; a different configuration is refused.",
     ),
-    rounds: int = option(6, "--rounds", min=1, help="Answer rounds (the paper's: 6)."),
-    data: str = options.DATA,
-    split: str = option("test", "--split", help="Split to use."),
+]
+SimilarityEncoder = Annotated[
+    str | None,
+    option("--text-encoder", help="Model for BERTScore and sentence cosine (default: the bundled all-MiniLM-L6-v2)."),
+]
+
+
+@app.command("self-improve")
+def self_improve(
+    *,
+    task: Annotated[str, option("--task", help="Task id.")],
+    model: options.Model,
+    out: SelfImproveOut,
+    rounds: Annotated[int, option("--rounds", min=1, help="Answer rounds (the paper's: 6).")] = 6,
+    data: options.Data = "sample",
+    split: Annotated[str, option("--split", help="Split to use.")] = "test",
     limit: Limit = None,
     batch_size: BatchSize = 8,
     seed: Seed = 0,
-    greedy: bool = option(False, "--greedy/--sample"),
-    max_new_tokens: int = options.MAX_NEW_TOKENS,
-    top_p: float = options.TOP_P,
-    temperature: float = options.TEMPERATURE,
-    text_encoder: str | None = option(
-        None, "--text-encoder", help="Model for BERTScore and sentence cosine (default: the bundled all-MiniLM-L6-v2)."
-    ),
+    greedy: Annotated[bool, option("--greedy/--sample")] = False,
+    max_new_tokens: options.MaxNewTokens = 256,
+    top_p: options.TopP = 0.9,
+    temperature: options.Temperature = 1.0,
+    text_encoder: SimilarityEncoder = None,
     adapter: Adapter = None,
     dtype: options.WeightsDtype = "auto",
     device: Device = "auto",
-    prompt_version: str | None = options.PROMPT_VERSION,
-    prompts_file: Path | None = options.PROMPTS_FILE,
+    prompt_version: options.PromptVersion = None,
+    prompts_file: options.PromptsFile = None,
     progress: Progress = True,
 ) -> None:
     """Ask MODEL to improve its own answer over several rounds; score how answers drift."""
@@ -296,11 +348,12 @@ def self_improve(
 
 @app.command("merge-adapter")
 def merge_adapter_command(
-    adapter: Path = option(..., "--adapter", help="peft adapter folder (from 'mmsoc finetune')."),
-    out: Path = option(..., "--out", help="New folder for the standalone merged model."),
-    model: str | None = option(
-        None, "--model", help="Base model: hub id or folder, or hf:ID (default: the one the adapter records)."
-    ),
+    adapter: Annotated[Path, option("--adapter", help="peft adapter folder (from 'mmsoc finetune').")],
+    out: Annotated[Path, option("--out", help="New folder for the standalone merged model.")],
+    model: Annotated[
+        str | None,
+        option("--model", help="Base model: hub id or folder, or hf:ID (default: the one the adapter records)."),
+    ] = None,
     dtype: Dtype = "float32",
 ) -> None:
     """Fold a LoRA adapter into its base model and save a standalone model folder."""

@@ -1,9 +1,9 @@
-"""``mmsoc list KIND``: every name a user can choose, with one line on it and where it comes from.
+"""``mmsoc list WHAT``: every name a user can choose, with one line on it and where it comes from.
 
 Each row is a name, a description and an origin (``built in`` or ``plugin DIST (module)``), printed to
 stdout as aligned plain text (name, origin, description), nothing cut. This is the complete listing:
 prompts and formats of every command (each description says which command and option take the name), and
-the desiq kinds (probes, perturbations, conditions) from :mod:`desiq.commands.listing`, which lists the
+the desiq lists (probes, perturbations, conditions) from :mod:`desiq.commands.listing`, which lists the
 desiq-only view.
 """
 
@@ -111,12 +111,15 @@ def metric_rows() -> list[Row]:
 
 
 def format_rows() -> list[Row]:
-    """Both kinds of file format: prediction files (``mmsoc score --format``) and MCQA question files (the
+    """Both sets of file formats: prediction files (``mmsoc score --format``) and MCQA question files (the
     ``--format`` of the desiq commands)."""
     from desiq.commands import listing
-    from mmsoc.tasks.prediction_files import FORMATS
+    from mmsoc.tasks.prediction_files import PREDICTION_FORMATS
 
-    own = [Row(name, f"mmsoc score --format: {f.description}", FORMATS.origin(name)) for name, f in FORMATS.items()]
+    own = [
+        Row(name, f"mmsoc score --format: {f.description}", PREDICTION_FORMATS.origin(name))
+        for name, f in PREDICTION_FORMATS.items()
+    ]
     return own + used_by("desiq ... --format", listing.format_rows())
 
 
@@ -145,11 +148,11 @@ def prompt_rows() -> list[Row]:
     return rows + used_by("desiq eval/finetune --prompt", listing.prompt_rows())
 
 
-def desiq_rows(kind: str) -> Callable[[], list[Row]]:
+def desiq_rows(name: str) -> Callable[[], list[Row]]:
     def rows() -> list[Row]:
         from desiq.commands import listing
 
-        return listing.LISTS[kind]()
+        return listing.LISTS[name]()
 
     return rows
 
@@ -161,7 +164,7 @@ LISTS: dict[str, Callable[[], list[Row]]] = {
     "kinds": kind_rows,
     "metrics": metric_rows,
     "formats": format_rows,
-    **{kind: desiq_rows(kind) for kind in ("probes", "perturbations", "conditions")},
+    **{name: desiq_rows(name) for name in ("probes", "perturbations", "conditions")},
     "prompts": prompt_rows,
 }
 
@@ -172,15 +175,15 @@ def list_help(lists: Iterable[str]) -> str:
 
 @app.command("list")
 def list_command(
-    kind: str = typer.Argument(..., help=list_help(LISTS), metavar="KIND"),
+    listing: str = typer.Argument(..., help=list_help(LISTS), metavar="WHAT"),
     suite: str | None = option(None, "--suite", help="With tasks: only this suite's."),
 ) -> None:
-    """List every name of one KIND (models, tasks, metrics, ...): its description and origin."""
-    if kind not in LISTS:
-        raise UsageError(unknown_message("list", kind, LISTS))
-    if suite is not None and kind != "tasks":
+    """List every name in WHAT (models, tasks, metrics, ...): its description and origin."""
+    if listing not in LISTS:
+        raise UsageError(unknown_message("list", listing, LISTS))
+    if suite is not None and listing != "tasks":
         raise UsageError("--suite applies to mmsoc list tasks")
-    print_rows(task_rows(suite) if kind == "tasks" else LISTS[kind]())
+    print_rows(task_rows(suite) if listing == "tasks" else LISTS[listing]())
 
 
 def prompt_help() -> str:

@@ -13,15 +13,17 @@ from mmsoc.commands.listing import prompt_help
 from mmsoc.core.io import UsageError
 from mmsoc.core.options import option
 from mmsoc.models.backends.api_limits import MAX_RESPONSE_BYTES
-from mmsoc.models.registry import model_help
+from mmsoc.models.registry import ModelOptions, model_help
 from mmsoc.tasks.registry import suite_help, task_help
 
-DATA = option(
-    "sample",
-    "--data",
-    help="Data folder in the MM-Soc layout, `sample` (the embedded sample), `hub` (the datasets on the Hugging "
-    "Face hub) or hf://OWNER/NAME (one hub dataset).",
-)
+Data = Annotated[
+    str,
+    option(
+        "--data",
+        help="Data folder in the MM-Soc layout, `sample` (the embedded sample), `hub` (the datasets on the Hugging "
+        "Face hub) or hf://OWNER/NAME (one hub dataset).",
+    ),
+]
 EvalBatchSize = Annotated[
     str,
     option(
@@ -30,9 +32,9 @@ EvalBatchSize = Annotated[
         "out-of-memory); never changes results.",
     ),
 ]
-MAX_NEW_TOKENS = option(256, "--max-new-tokens", min=1)
-TOP_P = option(0.9, "--top-p", min=0.0, max=1.0)
-TEMPERATURE = option(1.0, "--temperature", min=1e-6)
+MaxNewTokens = Annotated[int, option("--max-new-tokens", min=1)]
+TopP = Annotated[float, option("--top-p", min=0.0, max=1.0)]
+Temperature = Annotated[float, option("--temperature", min=1e-6)]
 WeightsDtype = Annotated[
     str,
     option(
@@ -41,12 +43,12 @@ WeightsDtype = Annotated[
         "it; float32 on the CPU), float32, bfloat16 or float16.",
     ),
 ]
-PROMPT_VERSION = option(None, "--prompt", help=prompt_help())
+PromptVersion = Annotated[str | None, option("--prompt", help=prompt_help())]
 Model = Annotated[str, option("--model", help=model_help())]
 """Any backend (``mmsoc list models``): the ``--model`` of every command that asks a model."""
 Suite = Annotated[str, option("--suite", help=suite_help())]
 Task = Annotated[str, option("--task", help=task_help())]
-PROMPTS_FILE = option(None, "--prompts", help="JSON/YAML file of task id -> prompt overrides.")
+PromptsFile = Annotated[Path | None, option("--prompts", help="JSON/YAML file of task id -> prompt overrides.")]
 TextLength = Annotated[
     int,
     option(
@@ -181,10 +183,8 @@ class ModelFlags:
     max_context: int | None
     fit: str
 
-    def model_options(self, **fields: Any) -> Any:
+    def model_options(self, **fields: Any) -> ModelOptions:
         """The backend's options these flags set, with the command's other ``fields`` (device, media ...)."""
-        from mmsoc.models.registry import ModelOptions
-
         return ModelOptions(
             dtype=self.dtype,
             device_map=self.device_map,

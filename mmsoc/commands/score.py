@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -12,54 +12,80 @@ from mmsoc.core.options import Progress, Seed, option
 from mmsoc.runners.console import values_line
 from mmsoc.tasks.prediction_files import prediction_format_help
 
+if TYPE_CHECKING:
+    from mmsoc.tasks.prediction_files import PredictionFile, PredictionFormat, ScoreRequest
+
 app = commands()
 
 
-@app.command()
-def score(
-    predictions: Path = option(
-        ...,
+Predictions = Annotated[
+    Path,
+    option(
         "--predictions",
         help="The predictions: for --format rows a JSONL or CSV "
         "file with id, prediction and reference per row (tagging: a list or a "
         "comma-separated string); see --format for the others.",
     ),
-    out: Path = option(
-        ...,
+]
+ScoreOut = Annotated[
+    Path,
+    option(
         "--out",
         help="Folder for metrics.json, score_info.json (how they were computed, "
         "intervals, skipped rows) and, for a suite's files, averages.json.",
     ),
-    task: Optional[str] = option(None, "--task", help="Task id (see 'mmsoc tasks'); needed by --format rows."),
-    format: str = option("rows", "--format", help=prediction_format_help()),
-    data: Optional[str] = option(
-        None,
+]
+ScoreTask = Annotated[Optional[str], option("--task", help="Task id (see 'mmsoc tasks'); needed by --format rows.")]
+ScoreFormat = Annotated[str, option("--format", help=prediction_format_help())]
+GoldData = Annotated[
+    Optional[str],
+    option(
         "--data",
         help="Where the gold values are, for files of predictions "
         "only (supertweeteval-lines): a folder in the suite's layout or 'sample'.",
     ),
-    parser: str = option(
-        "official",
+]
+Parser = Annotated[
+    str,
+    option(
         "--parse",
         help="Suite formats: read answers as the suite's official "
         "script does (official) or with the lenient reader (lenient).",
     ),
-    penalize_missing: bool = option(
-        False,
+]
+PenalizeMissing = Annotated[
+    bool,
+    option(
         "--penalize-missing",
         help="socket-tsv: replace each missing answer "
         "by a seeded random wrong class (regression: 0) instead of dropping it.",
     ),
-    text_encoder: str = option(
-        "default",
+]
+TextEncoder = Annotated[
+    str,
+    option(
         "--text-encoder",
         help="Sentence-transformers model id or folder "
         "for BERTScore and embedding similarity (default: the bundled all-MiniLM-L6-v2).",
     ),
-    fast_metrics: bool = option(False, "--fast-metrics"),
-    bootstrap: int = option(
-        1000, "--bootstrap", min=0, help="Bootstrap replicates for the 95% intervals in score_info.json (0: none)."
-    ),
+]
+Bootstrap = Annotated[
+    int, option("--bootstrap", min=0, help="Bootstrap replicates for the 95% intervals in score_info.json (0: none).")
+]
+
+
+@app.command()
+def score(
+    predictions: Predictions,
+    out: ScoreOut,
+    task: ScoreTask = None,
+    format: ScoreFormat = "rows",
+    data: GoldData = None,
+    parser: Parser = "official",
+    penalize_missing: PenalizeMissing = False,
+    text_encoder: TextEncoder = "default",
+    fast_metrics: Annotated[bool, option("--fast-metrics")] = False,
+    bootstrap: Bootstrap = 1000,
     seed: Seed = 0,
     progress: Progress = True,
 ) -> None:
@@ -74,12 +100,11 @@ def score(
     from mmsoc.core.io import write_json
     from mmsoc.core.progress import track
     from mmsoc.report import json_safe
-    from mmsoc.tasks.prediction_files import FORMATS, PARSERS, ScoreRequest
-    from mmsoc.tasks.registry import short_name
+    from mmsoc.tasks.prediction_files import PARSERS, PREDICTION_FORMATS, ScoreRequest
 
     if parser not in PARSERS:
         raise typer.BadParameter(f"choose one of {', '.join(PARSERS)}", param_hint="--parse")
-    chosen = FORMATS.get(format)
+    chosen = PREDICTION_FORMATS.get(format)
     request = ScoreRequest(predictions, task, data, parser, penalize_missing)
     chosen.check(request)
     rows = chosen.read(request)
@@ -93,6 +118,22 @@ def score(
         write_json(out / "score_info.json", json_safe({"task": name, "predictions": predictions.name, **info}))
         _echo(info["skipped_rows"], metrics, info, info["notes"])
         return
+    _write_suite(out, chosen, request, scored, format)
+
+
+def _write_suite(
+    out: Path,
+    chosen: PredictionFormat,
+    request: ScoreRequest,
+    scored: dict[str, tuple[dict[str, Any], dict[str, Any]]],
+    format: str,
+) -> None:
+    """A suite's files: metrics.json with one entry per task, averages.json, score_info.json, the console lines."""
+    from mmsoc.core.io import write_json
+    from mmsoc.report import json_safe
+    from mmsoc.tasks.registry import short_name
+
+    assert chosen.view is not None
     entries = {name: chosen.view(name, metrics, request) for name, (metrics, _) in scored.items()}
     summary = chosen.averages(entries) if chosen.averages else {}
     write_json(out / "metrics.json", json_safe({short_name(name): entry for name, entry in entries.items()}))
@@ -102,9 +143,9 @@ def score(
         json_safe(
             {
                 "format": format,
-                "predictions": predictions.name,
-                "parser": parser,
-                "penalize_missing": penalize_missing,
+                "predictions": request.path.name,
+                "parser": request.parser,
+                "penalize_missing": request.penalize_missing,
                 "tasks": {
                     short_name(name): {"all_metrics": metrics, **info} for name, (metrics, info) in scored.items()
                 },
@@ -123,7 +164,7 @@ def score(
 
 
 def _score_task(
-    task: str, rows: Any, text_encoder: str, fast: bool, bootstrap: int, seed: int
+    task: str, rows: PredictionFile, text_encoder: str, fast: bool, bootstrap: int, seed: int
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """A task's metrics and how they were computed (intervals, methods, notes, skipped rows)."""
     import numpy as np
@@ -139,7 +180,7 @@ def _score_task(
     pooled = "" in parts
     intervals = {}
     if bootstrap:
-        draws = {name: resample_counts(part.metrics["n"], bootstrap, seed) for name, part in parts.items()}
+        draws = {name: resample_counts(int(part.metrics["n"]), bootstrap, seed) for name, part in parts.items()}
         intervals = {
             key: percentile_interval(
                 np.mean([replicate_values(part.stats[key], draws[name]) for name, part in parts.items()], axis=0)
@@ -183,6 +224,6 @@ def _echo(skipped: list[str], metrics: dict | None, info: dict[str, Any], notes:
     for key, method in info["methods"].items():
         typer.echo(f"  {key}: {method}")
     parts = [info["info"]] if "per_dataset" not in info else list(info["info"].values())
-    notes = {key: value for part in parts for key, value in part.items() if isinstance(value, str)}
-    for key, value in notes.items():
+    remarks = {key: value for part in parts for key, value in part.items() if isinstance(value, str)}
+    for key, value in remarks.items():
         typer.echo(f"  note, {key}: {value}")

@@ -24,13 +24,12 @@ def tasks(suite: options.Suite = "mmsoc") -> None:
     specs = [get_task(task) for task in task_ids(suite)]
     rows = []
     for spec in specs:
-        kind = kind_of(spec)
         labels = ", ".join(spec.labels) if len(spec.labels) <= MAX_LABELS else f"{len(spec.labels)} labels"
         rows.append(
             (
                 short_name(spec.id),
                 spec.dataset,
-                getattr(kind, "task_type", spec.kind),
+                kind_of(spec).task_type or spec.kind,
                 spec.category or "-",
                 labels or "-",
                 spec.headline,

@@ -96,9 +96,9 @@ def usage_message(err: ClickUsageError) -> str:
     """A click usage error as one line: the option, the value given, and what it takes (the nearest first)."""
     if isinstance(err, MissingParameter):
         choices = _choices(err.param)
-        kind = err.param_type or (err.param.param_type_name if err.param is not None else "parameter")
+        expected = err.param_type or (err.param.param_type_name if err.param is not None else "parameter")
         take = f"; choose {', '.join(choices)}" if choices else ""
-        return f"missing {kind} {_flag(err)}{take}" + (f" ({one_line(err.message)})" if err.message else "")
+        return f"missing {expected} {_flag(err)}{take}" + (f" ({one_line(err.message)})" if err.message else "")
     if isinstance(err, BadParameter):
         value, choices = _given(err), _choices(err.param)
         if value is not None and choices:

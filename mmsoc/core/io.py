@@ -49,7 +49,7 @@ def _umask() -> int:
 
 
 def _named(err: OSError, path: Path) -> OSError:
-    """``err`` as the same kind of OSError naming ``path`` (the file the user asked for, not a temporary)."""
+    """``err`` as an OSError of the same class naming ``path`` (the file the user asked for, not a temporary)."""
     if err.errno is None:
         return err
     named = type(err)(err.errno, err.strerror, str(path))

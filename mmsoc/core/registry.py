@@ -1,9 +1,8 @@
-"""A registry of named things (models, tasks, metrics, formats, probes) whose entries load lazily.
+"""A registry of named things (models, tasks, metrics, formats, probes), collected on first look-up.
 
-An entry is either the object itself or a ``"package.module:attribute"`` string, imported on first
-use, as lm-evaluation-harness registers its models: listing names never imports heavy modules.
 Packages of entries register themselves with :meth:`Registry.discover`, which imports every module
-of a package and collects what each one declares, so adding one is adding one file. The same
+of a package and collects what each one declares, so adding one is adding one file (a module imports
+nothing heavy at import time: what is heavy is imported by the functions that use it). The same
 collection then runs over every plugin module (:mod:`mmsoc.core.plugins`), and each entry keeps its
 origin: ``built in`` or ``plugin DIST (module)``.
 """
@@ -18,11 +17,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 from mmsoc.core.plugins import BUILT_IN, PluginError, plugins
-from mmsoc.core.startup import loading
 
 T = TypeVar("T")
 Collect = Callable[[object], Iterable[tuple[str, T]]]
-"""What a registry takes from one module: (name, entry) pairs (none when it declares nothing of its kind)."""
+"""What a registry takes from one module: (name, entry) pairs (none when it declares nothing the registry holds)."""
 
 
 def nearest(name: str, known: Iterable[str]) -> list[str]:
@@ -34,22 +32,12 @@ def nearest(name: str, known: Iterable[str]) -> list[str]:
     return list(dict.fromkeys([*same, *(by_lower[c] for c in close if by_lower[c] != name)]))
 
 
-def unknown_message(kind: str, name: str, known: Iterable[str], where: str = "") -> str:
-    """``unknown KIND 'NAME'[ WHERE]; nearest: A; known: A, B, C`` (no nearest part when nothing is close)."""
+def unknown_message(noun: str, name: str, known: Iterable[str], where: str = "") -> str:
+    """``unknown NOUN 'NAME'[ WHERE]; nearest: A; known: A, B, C`` (no nearest part when nothing is close)."""
     known = list(known)
     close = nearest(name, known)
     hint = f"; nearest: {', '.join(close)}" if close else ""
-    return f"unknown {kind} {name!r}{' ' + where if where else ''}{hint}; known: {', '.join(known) or 'none'}"
-
-
-def load_target(target: str) -> object:
-    """The object a ``"package.module:attribute"`` string names (imported with collection paused)."""
-    module, _, attribute = target.partition(":")
-    with loading():
-        value: object = importlib.import_module(module)
-    for part in attribute.split(".") if attribute else ():
-        value = getattr(value, part)
-    return value
+    return f"unknown {noun} {name!r}{' ' + where if where else ''}{hint}; known: {', '.join(known) or 'none'}"
 
 
 class Registry(Generic[T]):
@@ -59,9 +47,10 @@ class Registry(Generic[T]):
     :meth:`discover`, then collects from every plugin module with the first ``collect`` it was given (or
     the one given to :meth:`plugins`). A plugin name that is already taken is a :class:`PluginError`."""
 
-    def __init__(self, kind: str, entries: dict[str, T | str] | None = None):
-        self.kind = kind
-        self._entries: dict[str, T | str] = {}
+    def __init__(self, noun: str, entries: dict[str, T] | None = None):
+        self.noun = noun
+        """What one entry is, in words (``model backend``, ``task kind``), for messages."""
+        self._entries: dict[str, T] = {}
         self._origins: dict[str, str] = {}
         self._discovered: list[tuple[str, Collect[T]]] = []
         self._plugin_collect: Collect[T] | None = None
@@ -69,10 +58,10 @@ class Registry(Generic[T]):
         for name, entry in (entries or {}).items():
             self.register(name, entry)
 
-    def register(self, name: str, entry: T | str) -> None:
-        """Add ``entry`` (an object or a ``module:attribute`` string) under ``name``."""
+    def register(self, name: str, entry: T) -> None:
+        """Add ``entry`` under ``name``."""
         if name in self._entries:
-            raise ValueError(f"{self.kind} {name!r} is registered twice")
+            raise ValueError(f"{self.noun} {name!r} is registered twice")
         self._entries[name] = entry
         self._origins[name] = BUILT_IN
 
@@ -107,7 +96,7 @@ class Registry(Generic[T]):
         for name, _, origin in found:
             if name in origins:
                 taken = "built in" if origins[name] == BUILT_IN else f"declared by {origins[name]}"
-                raise PluginError(f"{origin} declares {self.kind} {name!r}, which is {taken}")
+                raise PluginError(f"{origin} declares {self.noun} {name!r}, which is {taken}")
             origins[name] = origin
         self._entries.update({name: entry for name, entry, _ in found})
         self._origins = origins
@@ -129,25 +118,19 @@ class Registry(Generic[T]):
         return iter(self.names())
 
     def get(self, name: str) -> T:
-        """The entry registered as ``name`` (imported now if it was given as a string)."""
+        """The entry registered as ``name``."""
         self._load_discovered()
-        return self._loaded(name)
-
-    def _loaded(self, name: str) -> T:
         try:
-            entry = self._entries[name]
+            return self._entries[name]
         except KeyError:
-            raise KeyError(unknown_message(self.kind, name, self._entries)) from None
-        if isinstance(entry, str) and ":" in entry:
-            entry = self._entries[name] = load_target(entry)  # type: ignore[assignment]
-        return entry  # type: ignore[return-value]
+            raise KeyError(unknown_message(self.noun, name, self._entries)) from None
 
     def known(self) -> list[tuple[str, T, str]]:
         """(name, entry, origin) of every entry, for help texts built at import time: as :meth:`items`,
         but with a broken plugin the built-in entries alone (the command reports the plugin when it runs)."""
         with contextlib.suppress(PluginError):
             self._load_discovered()
-        return [(name, self._loaded(name), self._origins[name]) for name in list(self._entries)]
+        return [(name, self._entries[name], self._origins[name]) for name in list(self._entries)]
 
     def __getitem__(self, name: str) -> T:
         return self.get(name)

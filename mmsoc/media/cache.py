@@ -11,6 +11,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -104,4 +105,4 @@ class CachedEncoder:
                 if not isinstance(result, MediaError):
                     self.cache.put(entry, result)
                 results[k] = result
-        return results
+        return cast("list[np.ndarray | MediaError]", results)  # every file has its features or its error now

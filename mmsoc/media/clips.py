@@ -121,8 +121,8 @@ class MediaStore:
         """The waveform of an audio (or video) file; MediaError when it cannot be read."""
         return self._get("audio", str(path), lambda: self._one(self.audio, path))
 
-    def _get(self, kind: str, path: str, make: Any) -> Any:
-        key = (kind, path)
+    def _get(self, what: str, path: str, make: Any) -> Any:
+        key = (what, path)
         if key in self._recent:
             self._recent.move_to_end(key)
             return self._recent[key]

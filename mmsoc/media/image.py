@@ -48,7 +48,8 @@ class FrameEmbedder:
         self.batch_size, self.device = batch_size, device
 
     @functools.cached_property
-    def _model(self) -> tuple[torch.nn.Module, Any]:
+    def _model(self) -> tuple[Any, Any]:
+        """The frame model (an open_clip or transformers CLIP vision model) and its preprocessing."""
         if self.backend == "transformers":
             from transformers import AutoImageProcessor, CLIPVisionModelWithProjection
 

@@ -108,7 +108,8 @@ class EmbeddingCache:
 
     def lookup(self, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
         """The cached vector of each key found."""
-        wanted, found = set(keys), {}
+        wanted = set(keys)
+        found: dict[bytes, np.ndarray] = {}
         for shard in self.shards():
             if len(found) == len(wanted):
                 break

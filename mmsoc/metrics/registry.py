@@ -3,8 +3,9 @@
 Metrics are declared in groups (``mmsoc/metrics/catalog/<name>.py``, one module each, found by
 discovery, and ``GROUP`` in plugin modules): a group's metrics come from one computation over the same
 inputs (BLEU-1..4 from one pass of n-gram counts). A group computes per-item statistics
-(:class:`~mmsoc.metrics.stats.ItemStat`), so every value has a bootstrap interval. Catalog modules import
-nothing heavy at import time.
+(:class:`~mmsoc.metrics.stats.ItemStat`), so every value has a bootstrap interval; a group of kind ``mcqa``
+(``desiq eval``'s questions) may also give a figure with none (chance) under a metric's key. Catalog modules
+import nothing heavy at import time.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from mmsoc.core.registry import Registry, unknown_message
 from mmsoc.metrics.stats import ItemStat
 
 GroupResult = tuple[dict[str, ItemStat], dict[str, object]]
-"""Per-item statistics by metric key, and notes on how they were computed (e.g. the model used)."""
+"""Per-item statistics by metric key, and notes on how they were computed (e.g. the model used; for ``mcqa``,
+the figures written beside the statistics: chance, the counts)."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,14 @@ class Metric:
     """Which package computes it and with which settings, as printed in reports."""
     packages: tuple[str, ...] = ()
     """Distributions whose implementation the method names; their installed versions are printed with it."""
+    interval: str = ""
+    """Where a ``desiq eval`` metrics.json writes its 95% interval over videos (empty: no interval there)."""
+    paper: str = ""
+    """The paper's name for it where the paper calls it otherwise, shown beside the key in reports."""
+
+    def label(self) -> str:
+        """The key, with the paper's name beside it where the paper calls it otherwise."""
+        return f"{self.key} (the paper's {self.paper})" if self.paper else self.key
 
     def describe(self) -> str:
         """The method followed by the installed version of each package it names."""
@@ -62,6 +72,10 @@ class MetricGroup:
     order: int = 100
     model_based: bool = False
 
+    def applies_to(self, kind: str) -> bool:
+        """Whether the task kind ``kind`` reports this group's metrics."""
+        return kind in self.kinds
+
 
 GROUPS: Registry[MetricGroup] = Registry("metric group")
 GROUPS.discover(
@@ -71,7 +85,7 @@ GROUPS.discover(
 
 def groups_for(kind: str, fast: bool = False) -> list[MetricGroup]:
     """The groups a task kind reports, in report order (model-based ones left out when ``fast``)."""
-    found = [group for _, group in GROUPS.items() if kind in group.kinds and not (fast and group.model_based)]
+    found = [group for _, group in GROUPS.items() if group.applies_to(kind) and not (fast and group.model_based)]
     return sorted(found, key=lambda group: group.order)
 
 
@@ -88,6 +102,12 @@ def find_metric(kind: str, key: str) -> Metric:
         if metric.key == key:
             return metric
     raise KeyError(unknown_message("metric", key, metric_keys(kind), f"of task kind {kind!r}"))
+
+
+def metric_label(kind: str, key: str) -> str:
+    """How a report names the metric ``key`` of task kind ``kind`` (:meth:`Metric.label`; a key the kind does
+    not declare, as it is)."""
+    return next((metric.label() for metric in metrics_for(kind) if metric.key == key), key)
 
 
 def all_keys() -> list[str]:

@@ -54,7 +54,7 @@ def _error_rate(sums: np.ndarray) -> np.ndarray:
     return np.where(sums[:, 1] == 0, sums[:, 0], _divide(sums[:, 0], sums[:, 1], 0.0))
 
 
-def error_rate_stat(errors: Sequence[float], reference_lengths: Sequence[float]) -> ItemStat:
+def error_rate_stat(errors: Sequence[float] | np.ndarray, reference_lengths: Sequence[float]) -> ItemStat:
     """Total errors over total reference length (corpus WER / CER); jiwer's rule when that length
     is 0: the rate is the number of errors (insertions)."""
     return ItemStat(

@@ -117,12 +117,12 @@ def entity_counts(truth: Sequence[Sequence[str]], pred: Sequence[Sequence[str]])
 
     gold_sets = [set(get_entities(list(tags))) for tags in truth]
     pred_sets = [set(get_entities(list(tags))) for tags in pred]
-    types = sorted({kind for entities in gold_sets + pred_sets for kind, _, _ in entities})
-    column = {kind: j for j, kind in enumerate(types)}
+    types = sorted({entity_type for entities in gold_sets + pred_sets for entity_type, _, _ in entities})
+    column = {entity_type: j for j, entity_type in enumerate(types)}
     k = len(types)
     values = np.zeros((len(gold_sets), 3 * k))
     for i, (gold, guess) in enumerate(zip(gold_sets, pred_sets)):
         for offset, entities in ((0, gold & guess), (k, guess), (2 * k, gold)):
-            for kind, _, _ in entities:
-                values[i, offset + column[kind]] += 1
+            for entity_type, _, _ in entities:
+                values[i, offset + column[entity_type]] += 1
     return values, types

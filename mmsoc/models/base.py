@@ -99,8 +99,8 @@ class Request:
     def images(self) -> tuple[str, ...]:
         return tuple(part.path for part in self.parts if isinstance(part, Image))
 
-    def media(self, kind: type[Image] | type[Video] | type[Audio]) -> tuple[str, ...]:
-        return tuple(part.path for part in self.parts if isinstance(part, kind))
+    def media(self, part_type: type[Image] | type[Video] | type[Audio]) -> tuple[str, ...]:
+        return tuple(part.path for part in self.parts if isinstance(part, part_type))
 
     @property
     def modalities(self) -> frozenset[str]:
@@ -119,16 +119,6 @@ class OptionScores:
 
     loglik: tuple[float, ...]
     chars: tuple[int, ...]
-
-    @property
-    def best(self) -> int:
-        """The option with the highest total log-likelihood (lm-evaluation-harness ``acc``)."""
-        return max(range(len(self.loglik)), key=lambda k: (self.loglik[k], -k))
-
-    @property
-    def best_normalized(self) -> int:
-        """The option with the highest log-likelihood per character (``acc_norm``)."""
-        return max(range(len(self.loglik)), key=lambda k: (self.loglik[k] / max(self.chars[k], 1), -k))
 
 
 @runtime_checkable

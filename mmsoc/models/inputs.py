@@ -23,9 +23,9 @@ class ModelInputs:
 
     def __init__(self, config: Any, processor: Any, family: Family, options: ModelOptions, encoder_decoder: bool):
         from mmsoc.models.budget import context_length
+        from mmsoc.models.processor_inputs import qformer_limit
         from mmsoc.models.prompting import prompt_format
         from mmsoc.models.recipes import recipe_for
-        from mmsoc.models.video import qformer_limit
 
         self.processor, self.family, self.encoder_decoder = processor, family, encoder_decoder
         self.tokenizer = processor.tokenizer
@@ -59,7 +59,7 @@ class ModelInputs:
 
     def prompts(self, requests: Sequence[Request]) -> list[str]:
         """The exact prompt text given to the processor for each request."""
-        from mmsoc.models.video import prepare
+        from mmsoc.models.processor_inputs import prepare
 
         return [self.format.render(self.processor, prepare(r, self.recipe, self.media, False).parts) for r in requests]
 
@@ -86,7 +86,7 @@ class ModelInputs:
 
     def frames_of(self, requests: Sequence[Request]) -> int:
         """Images and video frames the vision tower encodes for these requests."""
-        from mmsoc.models.video import prepare
+        from mmsoc.models.processor_inputs import prepare
 
         return sum(prepare(r, self.recipe, self.media).frames for r in requests)
 
@@ -106,7 +106,7 @@ class ModelInputs:
 
     def prepare(self, requests: Sequence[Request], padding_side: str = "left") -> Any:
         """Processor inputs for a batch (media as the family takes them), on the CPU."""
-        from mmsoc.models.video import processor_inputs
+        from mmsoc.models.processor_inputs import processor_inputs
 
         with self._lock:
             return processor_inputs(

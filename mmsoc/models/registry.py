@@ -8,13 +8,14 @@ at import time."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mmsoc.core.io import UsageError
 from mmsoc.core.plugins import BUILT_IN
-from mmsoc.core.registry import Registry, load_target, unknown_message
+from mmsoc.core.registry import Registry, unknown_message
 from mmsoc.core.startup import loading
 from mmsoc.models.backends.api_limits import MAX_RESPONSE_BYTES
 from mmsoc.models.base import Model
@@ -90,10 +91,11 @@ class ModelOptions:
 
 @dataclass(frozen=True)
 class ModelEntry:
-    """A backend: its name, its ``module:function(arg, options) -> Model`` builder, the content it reads."""
+    """A backend: its name, its ``build(arg, options) -> Model`` function, the content it reads."""
 
     name: str
-    build: str
+    build: Callable[[str, ModelOptions], Model]
+    """Makes the model (imports what is heavy itself: the backend module is imported to list its name)."""
     modalities: frozenset[str]
     description: str
     adapters: bool = False
@@ -174,9 +176,8 @@ def make_model(model: str, options: ModelOptions = ModelOptions()) -> Model:
         raise ValueError(f"--adapter applies to transformers models, not to {model!r}")
     if options.api_base and not entry.remote:
         raise ValueError(f"--api-base applies to a model on a server (--model openai:NAME), not to {model!r}")
-    build = load_target(entry.build)
     with loading():
-        return build(arg, options)  # type: ignore[operator]
+        return entry.build(arg, options)
 
 
 def model_help() -> str:

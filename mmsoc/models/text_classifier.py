@@ -24,14 +24,14 @@ def fit_sequence_classifier(
     device: str = "auto",
 ) -> Callable[[list[str]], np.ndarray]:
     """Fine-tune every weight (AdamW, seeded order per epoch, the shared training loop of
-    ``mmsoc.runners.training``) and return a texts -> probabilities function.
+    ``mmsoc.runners.training_loop``) and return a texts -> probabilities function.
 
     ``targets``: class indices below ``n_labels``, or a 0/1 matrix with ``n_labels`` columns when
     ``multilabel`` (sigmoid + BCE loss).
     """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from mmsoc.runners.training import LoopSettings, train_loop
+    from mmsoc.runners.training_loop import LoopSettings, train_loop
 
     torch.manual_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(model_id_or_dir)

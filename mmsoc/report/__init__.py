@@ -6,7 +6,9 @@ metrics.json) and arena rating folders (ratings.json), side by side."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, overload
 
 from mmsoc.core.io import write_json, write_text
 from mmsoc.report.build import Report, ReportSettings, build_report
@@ -29,6 +31,10 @@ __all__ = [
 ]
 
 
+@overload
+def json_safe(obj: dict[str, Any]) -> dict[str, Any]: ...
+@overload
+def json_safe(obj: object) -> object: ...
 def json_safe(obj: object) -> object:
     """Replace NaN and infinities (undefined metrics) with None, recursively, for strict JSON."""
     if isinstance(obj, float):
@@ -41,7 +47,7 @@ def json_safe(obj: object) -> object:
 
 
 def write_report(
-    run_dirs: list[str | Path],
+    run_dirs: Sequence[str | Path],
     out: str | Path,
     settings: ReportSettings,
 ) -> Report:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 from sklearn.metrics import confusion_matrix
@@ -122,18 +123,11 @@ def build_report(runs: list[Run], settings: ReportSettings) -> Report:
         }
     )
     report.data["comparisons"] = [c for c in report.data["comparisons"] if c is not None]
-    report.data["examples"] = {task: _examples(cells[task]) for task in tasks if get_task(task).kind == "generation"}
+    report.data["examples"] = {task: _examples(cells[task]) for task in tasks if kind_of(task).open_ended}
     used = sorted({key for entry in report.data["tasks"] for key in entry["metrics"]} | {"n"}, key=metric_order)
     report.data["methods"] = methods(tasks, used)
     report.data["notes"] = _notes(cells)
-    report.lengths = {
-        task: {
-            **{name: np.concatenate([s.lengths for s in c.scores]) for name, c in cells[task].items()},
-            "reference": next(iter(cells[task].values())).scores[0].reference_lengths,
-        }
-        for task in tasks
-        if "length" in next(iter(cells[task].values())).scores[0].stats
-    }
+    report.lengths = {task: lengths for task in tasks if (lengths := _lengths(cells[task])) is not None}
     return report
 
 
@@ -242,9 +236,19 @@ def _interval_of(replicates: np.ndarray, n: int, settings: ReportSettings) -> tu
     return percentile_interval(replicates, settings.confidence) if enough(n, settings.min_clusters) else (None, None)
 
 
+def _lengths(cells: dict[str, Cell]) -> dict[str, np.ndarray] | None:
+    """Response lengths in words of each run and of the references, for a task whose kind measures them."""
+    first = next(iter(cells.values())).scores[0]
+    if "length" not in first.stats or first.reference_lengths is None:
+        return None
+    runs = {name: np.concatenate([s.lengths for s in c.scores if s.lengths is not None]) for name, c in cells.items()}
+    return {**runs, "reference": first.reference_lengths}
+
+
 def _metric_cells(cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dict[str, dict]:
     """Value, interval (none from too few items) and spread over seeds of every metric of ``cell`` on ``rows``."""
-    out, counts = {}, {}
+    out: dict[str, dict] = {}
+    counts: dict[int, list[np.ndarray]] = {}
     for key in cell.metric_keys():
         point, replicates = _intervals(cell, rows, settings, key, 1, counts)
         low, high = _interval_of(replicates, len(rows), settings)
@@ -262,7 +266,7 @@ def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, mis
     spec = get_task(task)
     all_ids = set().union(*(set(cell.ids) for cell in cells.values()))
     keys = [key for key in all_keys() if any(key in cell.metric_keys() for cell in cells.values())]
-    entry = {
+    entry: dict[str, Any] = {
         "task": task,
         "dataset": spec.dataset,
         "kind": spec.kind,
@@ -299,7 +303,9 @@ def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, mis
 def _info_counts(scores: list[TaskScores]) -> dict[str, int]:
     """Counts noted while scoring (invalid answers, unknown tags, empty responses), summed over seeds."""
     return {
-        key: int(sum(s.info[key] for s in scores)) for key, value in scores[0].info.items() if isinstance(value, int)
+        key: int(sum(cast(int, s.info[key]) for s in scores))
+        for key, value in scores[0].info.items()
+        if isinstance(value, int)
     }
 
 
@@ -348,7 +354,8 @@ def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: Re
         return None
     rows_a = np.searchsorted(a.ids, common)
     rows_b = np.searchsorted(b.ids, common)
-    metrics, counts = {}, {}
+    metrics: dict[str, dict] = {}
+    counts: dict[int, list[np.ndarray]] = {}
     for key in [k for k in a.metric_keys() if k in b.metric_keys()]:
         point_a, rep_a = _intervals(a, rows_a, settings, key, 2, counts)
         point_b, rep_b = _intervals(b, rows_b, settings, key, 3, counts)

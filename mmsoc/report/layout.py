@@ -4,6 +4,7 @@ first, tables after), the desiq-eval runs, the arena ratings and how each number
 
 from __future__ import annotations
 
+from mmsoc.metrics.registry import metric_label
 from mmsoc.report.blocks import Block, Contents, Heading, Table, Text, fmt, slug
 from mmsoc.report.build import Report
 from mmsoc.report.figures import (
@@ -219,6 +220,8 @@ def _columns(entry: dict) -> list[tuple[str, str, dict]]:
 
 
 def _task_blocks(entry: dict, data: dict, report: Report, colours: dict[str, str]) -> list[Block]:
+    """A task's section: its metrics in panels and tables, confusion matrices, lengths, notes, comparisons
+    and examples."""
     task, keys = entry["task"], entry["metrics"]
     runs = entry["runs"]
     blocks: list[Block] = [
@@ -236,26 +239,44 @@ def _task_blocks(entry: dict, data: dict, report: Report, colours: dict[str, str
     ]
     confusion = data["confusion"].get(task)
     if confusion:
-        matrix_tables = [
-            Table(
-                f"{task} confusion matrix, {name}",
-                ["reference \\ prediction"] + m["columns"],
-                [[label] + [str(v) for v in row] for label, row in zip(m["labels"], m["matrix"])],
-            )
-            for name, m in confusion.items()
-        ]
-        blocks.append(
-            heatmaps(
-                f"{task} confusion matrices (rows: reference, columns: prediction; summed over seeds)",
-                confusion,
-                _stack(matrix_tables),
-            )
-        )
+        blocks.append(_confusion_block(task, confusion))
     if task in report.lengths:
         blocks.append(length_histogram(task, report.lengths[task], colours))
+    blocks += _metric_tables(entry)
+    blocks.append(_items_table(entry))
+    blocks += _task_notes(entry)
+    blocks += [_comparison_table(task, comp) for comp in data["comparisons"] if comp["task"] == task]
+    examples = data["examples"].get(task)
+    if examples:
+        blocks.append(_examples_table(task, examples))
+    return blocks
+
+
+def _confusion_block(task: str, confusion: dict) -> Block:
+    """A task's confusion matrices, one heatmap per run (with the matrices as tables)."""
+    matrix_tables = [
+        Table(
+            f"{task} confusion matrix, {name}",
+            ["reference \\ prediction"] + m["columns"],
+            [[label] + [str(v) for v in row] for label, row in zip(m["labels"], m["matrix"])],
+        )
+        for name, m in confusion.items()
+    ]
+    return heatmaps(
+        f"{task} confusion matrices (rows: reference, columns: prediction; summed over seeds)",
+        confusion,
+        _stack(matrix_tables),
+    )
+
+
+def _metric_tables(entry: dict) -> list[Block]:
+    """Every metric with its interval per run: one table, or for a task that pools datasets the averages, then
+    one table per dataset."""
+    task, keys, runs = entry["task"], entry["metrics"], entry["runs"]
     columns = _columns(entry)
     datasets = list(dict.fromkeys(d for cell in runs.values() for d in cell.get("per_dataset", {})))
-    for part in [None, *datasets]:  # a task that pools datasets: the averages, then one table per dataset
+    blocks: list[Block] = []
+    for part in [None, *datasets]:
         picked = [
             (title, cell)
             for title, name, cell in columns
@@ -266,35 +287,40 @@ def _task_blocks(entry: dict, data: dict, report: Report, colours: dict[str, str
             Table(
                 f"{task} metrics{where}: value [95% interval]",
                 ["metric", *(t for t, _ in picked)],
-                [[key, *(_interval(cell["metrics"].get(key)) for _, cell in picked)] for key in keys],
+                [
+                    [metric_label(entry["kind"], key), *(_interval(cell["metrics"].get(key)) for _, cell in picked)]
+                    for key in keys
+                ],
             )
         )
-    blocks.append(
-        Table(
-            f"{task} items and answer format",
+    return blocks
+
+
+def _items_table(entry: dict) -> Table:
+    """Items scored, missing and answered in the expected format, per run (and per dataset)."""
+    task, runs = entry["task"], entry["runs"]
+    return Table(
+        f"{task} items and answer format",
+        ["run", "n", "missing items", "items missing for some seeds", "seeds", "success rate", "lenient success rate"],
+        [
             [
-                "run",
-                "n",
-                "missing items",
-                "items missing for some seeds",
-                "seeds",
-                "success rate",
-                "lenient success rate",
-            ],
-            [
-                [
-                    title,
-                    str(cell["n"]),
-                    str(cell.get("missing_items", "")),
-                    str(cell.get("items_missing_for_some_seeds", "")),
-                    ", ".join(map(str, runs[name]["seeds"])),
-                    fmt(cell["success_rate"]),
-                    fmt(cell["success_rate_lenient"]),
-                ]
-                for title, name, cell in columns
-            ],
-        )
+                title,
+                str(cell["n"]),
+                str(cell.get("missing_items", "")),
+                str(cell.get("items_missing_for_some_seeds", "")),
+                ", ".join(map(str, runs[name]["seeds"])),
+                fmt(cell["success_rate"]),
+                fmt(cell["success_rate_lenient"]),
+            ]
+            for title, name, cell in _columns(entry)
+        ],
     )
+
+
+def _task_notes(entry: dict) -> list[Block]:
+    """How a pooled task is averaged, the runs without it, the spread across seeds and each run's notes."""
+    task, runs = entry["task"], entry["runs"]
+    blocks: list[Block] = []
     pooled = list(dict.fromkeys(d for cell in runs.values() for d in cell.get("averaged_over", [])))
     if pooled:
         blocks.append(
@@ -321,47 +347,44 @@ def _task_blocks(entry: dict, data: dict, report: Report, colours: dict[str, str
                     + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in cell["info"].items())
                 )
             )
-    for comp in (c for c in data["comparisons"] if c["task"] == task):
-        blocks.append(
-            Table(
-                f"{task}: {comp['a']} vs {comp['b']}, paired difference a \u2212 b on {comp['n_common']} "
-                f"common items ({comp['only_in_a']} only in a, {comp['only_in_b']} only in b)",
-                ["metric", "a", "b", "difference", "95% interval", "verdict"],
-                [
-                    [
-                        k,
-                        fmt(v["a"]),
-                        fmt(v["b"]),
-                        fmt(v["difference"]),
-                        "\u2014" if v["low"] is None and v["high"] is None else f"[{fmt(v['low'])}, {fmt(v['high'])}]",
-                        v["verdict"],
-                    ]
-                    for k, v in comp["metrics"].items()
-                ],
-            )
-        )
-    examples = data["examples"].get(task)
-    if examples:
-        names = list(examples[0]["predictions"])
-        blocks.append(
-            Table(
-                f"{task}: predictions beside the references (the first {len(examples)} items every run "
-                "answered; first seed)",
-                ["item", "reference", *names],
-                [
-                    [
-                        e["id"],
-                        str(e["reference"]),
-                        *(
-                            "(no valid answer)" if e["predictions"][n] is None else str(e["predictions"][n])
-                            for n in names
-                        ),
-                    ]
-                    for e in examples
-                ],
-            )
-        )
     return blocks
+
+
+def _comparison_table(task: str, comp: dict) -> Table:
+    """The paired difference of two runs on their common items, per metric, with its verdict."""
+    return Table(
+        f"{task}: {comp['a']} vs {comp['b']}, paired difference a \u2212 b on {comp['n_common']} "
+        f"common items ({comp['only_in_a']} only in a, {comp['only_in_b']} only in b)",
+        ["metric", "a", "b", "difference", "95% interval", "verdict"],
+        [
+            [
+                k,
+                fmt(v["a"]),
+                fmt(v["b"]),
+                fmt(v["difference"]),
+                "\u2014" if v["low"] is None and v["high"] is None else f"[{fmt(v['low'])}, {fmt(v['high'])}]",
+                v["verdict"],
+            ]
+            for k, v in comp["metrics"].items()
+        ],
+    )
+
+
+def _examples_table(task: str, examples: list[dict]) -> Table:
+    """The first items every run answered: each run's prediction beside the reference."""
+    names = list(examples[0]["predictions"])
+    return Table(
+        f"{task}: predictions beside the references (the first {len(examples)} items every run answered; first seed)",
+        ["item", "reference", *names],
+        [
+            [
+                e["id"],
+                str(e["reference"]),
+                *("(no valid answer)" if e["predictions"][n] is None else str(e["predictions"][n]) for n in names),
+            ]
+            for e in examples
+        ],
+    )
 
 
 def _stack(tables: list[Table]) -> Table:

@@ -7,6 +7,7 @@ A run whose rows carry ``round`` (``mmsoc self-improve``) becomes one run per ro
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,7 +129,7 @@ def _add_row(rounds: dict[int | None, Run], path: Path, config: dict[str, Any], 
     by_id[row.id] = row
 
 
-def load_runs(paths: list[str | Path]) -> list[Run]:
+def load_runs(paths: Sequence[str | Path]) -> list[Run]:
     """Load runs and give each a unique display name: the model, then the folder when models repeat
     between folders, then the round."""
     folders = [load_run(path) for path in paths]

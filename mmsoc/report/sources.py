@@ -1,4 +1,4 @@
-"""The folders a report reads, by kind: ``mmsoc eval`` runs (config.json + predictions.jsonl), ``desiq eval``
+"""The folders a report reads, by type: ``mmsoc eval`` runs (config.json + predictions.jsonl), ``desiq eval``
 runs (metrics.json with a ``results`` list) and arena rating folders (``mmsoc arena rate``: ratings.json).
 
 A desiq-eval ``metrics.json`` is ``{"model", "inputs", "answer", "results": [{"condition", "config", "accuracy",
@@ -44,7 +44,7 @@ class ArenaRatings:
 
 @dataclass
 class Sources:
-    """Every folder of a report, by kind, in the order given."""
+    """Every folder of a report, by type, in the order given."""
 
     mmsoc: list[Run] = field(default_factory=list)
     desiq: list[DesiqRun] = field(default_factory=list)
@@ -52,18 +52,18 @@ class Sources:
 
 
 def load_sources(paths: list[str | Path]) -> Sources:
-    """Load every folder by its kind (see the module docstring); display names are unique within a kind."""
-    kinds: dict[str, list[Path]] = {"mmsoc": [], "desiq": [], "arena": []}
+    """Load every folder by its type (see the module docstring); display names are unique within a type."""
+    by_type: dict[str, list[Path]] = {"mmsoc": [], "desiq": [], "arena": []}
     for path in map(Path, paths):
-        kinds[folder_kind(path)].append(path)
-    desiq = [_desiq(path) for path in kinds["desiq"]]
+        by_type[folder_type(path)].append(path)
+    desiq = [_desiq(path) for path in by_type["desiq"]]
     _name(desiq, [run.model for run in desiq])
-    arena = [ArenaRatings(path, "", _ratings(path)) for path in kinds["arena"]]
+    arena = [ArenaRatings(path, "", _ratings(path)) for path in by_type["arena"]]
     _name(arena, ["arena ratings"] * len(arena))
-    return Sources(load_runs(kinds["mmsoc"]) if kinds["mmsoc"] else [], desiq, arena)
+    return Sources(load_runs(by_type["mmsoc"]) if by_type["mmsoc"] else [], desiq, arena)
 
 
-def folder_kind(path: Path) -> str:
+def folder_type(path: Path) -> str:
     """``arena`` (ratings.json), ``desiq`` (metrics.json with a results list) or ``mmsoc`` (anything else)."""
     if not path.is_dir():
         raise InputError(path, "not a folder (expected a run folder or an arena ratings folder)")

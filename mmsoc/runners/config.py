@@ -67,6 +67,7 @@ class RunConfig:
     def settings(self) -> GenerationSettings:
         if self.greedy:
             return GenerationSettings(greedy=True, max_new_tokens=self.max_new_tokens)
+        assert self.top_p is not None and self.temperature is not None  # a sampling run records both
         return GenerationSettings(False, self.max_new_tokens, self.top_p, self.temperature)
 
     @property

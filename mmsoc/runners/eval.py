@@ -178,7 +178,7 @@ def make_row(item: WorkItem, raw: str, prompt: str | None = None) -> dict[str, A
     task = item.example.task
     lenient = parse_response(task, raw, mode="lenient")
     strict = parse_response(task, raw, mode="strict")
-    counted = {} if item.prompt_tokens is None else {"prompt_tokens": item.prompt_tokens}
+    counted: dict[str, int | str] = {} if item.prompt_tokens is None else {"prompt_tokens": item.prompt_tokens}
     if item.text_tokens_dropped:
         counted["text_tokens_dropped"] = item.text_tokens_dropped
     if prompt is not None:
@@ -282,12 +282,7 @@ def _run(
     state.wait_for_everyone()
     folder.check(identity, GROWABLE)
     done = folder.done()
-    if "image" in modalities:
-        blind = [w for w in work if not w.example.images and not _text_only(w.example.task)]
-        problems += [
-            {"task": w.example.task, "id": w.example.id, "problem": "no readable image; skipped"} for w in blind
-        ]
-        work = [w for w in work if w.example.images or _text_only(w.example.task)]
+    work = _askable(work, problems, modalities)
     mine = [w for w in work[state.process_index :: state.num_processes] if w.key not in done]
     use_threads(threads)
     model = make_model() if mine else None  # a model that fails to load leaves RUN_DIR unclaimed
@@ -341,16 +336,26 @@ def _run(
     return metrics
 
 
+def _askable(work: list[WorkItem], problems: list[dict[str, Any]], modalities: frozenset[str]) -> list[WorkItem]:
+    """The items a model that reads ``modalities`` is asked: for one that reads images, those with an image or
+    asked with text alone, the others noted in ``problems`` as skipped."""
+    if "image" not in modalities:
+        return work
+    blind = [w for w in work if not w.example.images and not _text_only(w.example.task)]
+    problems += [{"task": w.example.task, "id": w.example.id, "problem": "no readable image; skipped"} for w in blind]
+    return [w for w in work if w.example.images or _text_only(w.example.task)]
+
+
 def _text_prompts(requests: Sequence[Request]) -> list[str]:
     """What a model without a prompt format of its own is given: the requests' text."""
     return [request.prompt for request in requests]
 
 
 def _text_only(task: str) -> bool:
-    """Whether the task asks with text alone (its kind declares ``text_only``), so it has no image to miss."""
+    """Whether the task asks with text alone (its kind's ``text_only``), so it has no image to miss."""
     from mmsoc.tasks import kind_of
 
-    return bool(getattr(kind_of(task), "text_only", False))
+    return kind_of(task).text_only
 
 
 def _model_runtime(model: Model | None) -> dict[str, Any] | None:

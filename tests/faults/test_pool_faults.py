@@ -9,7 +9,7 @@ distractor, and the remaining distractors are the other questions' answers respe
 
 from __future__ import annotations
 
-from desiq.perturb import perturb
+from desiq.perturbation_schemes import perturb
 from desiq.records import MCQAItem
 
 N = 12
@@ -47,13 +47,13 @@ def test_riwi_options_and_rawi_substitutes_are_never_a_correct_answer():
     for seed in range(5):
         riwi, rawi = perturb(source, "RIWI", seed=seed), perturb(source, "RAWI", seed=seed)
         for before, after in zip(source, riwi.items):
-            new = [after.options[i] for i, kind in enumerate(after.option_kinds) if kind == "riwi"]
+            new = [after.options[i] for i, marker in enumerate(after.option_markers) if marker == "riwi"]
             assert len(new) == 3 and not ANSWERS & set(new), (seed, after.id, new)
             assert same(before.answer) not in {same(t) for t in new}, (seed, after.id, new)
             assert len({same(t) for t in after.options}) == 4, (seed, after.id, after.options)
         for before, after in zip(source, rawi.items):
             substitute = after.options[after.answer_idx]
-            assert after.option_kinds[after.answer_idx] == "rawi"
+            assert after.option_markers[after.answer_idx] == "rawi"
             assert substitute not in ANSWERS, (seed, after.id, substitute)
             assert same(substitute) not in {same(t) for t in before.options}, (seed, after.id, substitute)
 

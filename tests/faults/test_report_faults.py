@@ -14,7 +14,7 @@ from sklearn.metrics import f1_score
 
 from desiq.llm.metrics import condition_result, run_metrics, verdict
 from desiq.llm.table import comparison_markdown, conditions_table
-from desiq.probe import ProbeRow
+from desiq.probe_table import ProbeRow
 from mmsoc.report import ReportSettings, write_report
 from mmsoc.tasks.data import load_examples
 

@@ -1,8 +1,8 @@
 """An attacker's files: a pickle planted in a checkpoint folder and hostile text in a report.
 The planted pickle would create a file when unpickled; the test asserts the file never appears.
 
-Also in-process: tests/test_finetune_resume.py (resume refuses pickles) and tests/test_training.py
-(pickles found by name and by content without being loaded).
+Also in-process, in the default run: tests/test_finetune_resume.py (resume refuses pickles), tests/test_training.py
+(pickles found by name and by content without being loaded) and tests/test_report.py (hostile text escaped).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from .harness import FINETUNE, run
+
+pytestmark = pytest.mark.slow  # long end-to-end runs: `pytest -m slow`
 
 
 class _CreatesFile:

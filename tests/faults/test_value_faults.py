@@ -118,7 +118,7 @@ def test_ocr_rows_with_numbers_dicts_or_nan_are_skipped_and_recorded(tmp_path):
     result = _score("--task", "ocr", "--predictions", str(path), "--out", str(tmp_path / "out"), "--fast-metrics")
     assert result.exit_code == 0, result.output
     metrics = _strict_json(tmp_path / "out/metrics.json")
-    assert metrics["n"] == 2 and metrics["wer"] == 0.0 and metrics["macro_f1"] == 1.0
+    assert metrics["n"] == 2 and metrics["wer"] == 0.0 and metrics["token_f1"] == 1.0
     skipped = _strict_json(tmp_path / "out/score_info.json")["skipped_rows"]
     where = [line.split(": ", 2)[:2] for line in skipped]
     assert where == [

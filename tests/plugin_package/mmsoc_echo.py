@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from desiq.formats import MCQAFormat, first_json_row, require_field
-from desiq.perturbations import Direction, Perturbation, Pool, Scope, Target
+from desiq.perturbations import Direction, Pool, Scope, Target, from_partner
 from desiq.records import CORRECT, MCQAItem, position_id
 from mmsoc.core.io import InputError, read_jsonl, write_jsonl
 from mmsoc.metrics.registry import GroupResult, Metric, MetricGroup
@@ -47,9 +47,7 @@ def build(arg: str, options: ModelOptions) -> EchoModel:
     return EchoModel(arg)
 
 
-MODEL = ModelEntry(
-    "echo", "mmsoc_echo:build", frozenset({"text", "image"}), "answers TEXT, or the prompt", usage="echo:TEXT"
-)
+MODEL = ModelEntry("echo", build, frozenset({"text", "image"}), "answers TEXT, or the prompt", usage="echo:TEXT")
 
 
 def first_label_share(data: Any) -> GroupResult:
@@ -92,7 +90,7 @@ def write(path: Path, items: Iterable[MCQAItem], reading: object) -> None:
             "picks": list(i.options),
             "right": i.answer_idx,
             "clip": i.video,
-            "tags": list(i.option_kinds),
+            "tags": list(i.option_markers),
         }
         for i in items
     ]
@@ -114,7 +112,7 @@ FORMAT = MCQAFormat(
     suffixes=(".jsonl",),
 )
 
-PERTURBATION = Perturbation(
+PERTURBATION = from_partner(
     "RIWA_SAME",
     Target.incorrect,
     Pool.partner_answer,

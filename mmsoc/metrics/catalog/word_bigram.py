@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-from mmsoc.metrics.inputs import TextInput
-from mmsoc.metrics.registry import GroupResult, Metric, MetricGroup
+from mmsoc.metrics.registry import Metric
+from mmsoc.metrics.text_groups import single_group
 
+_METHOD = (
+    "Jaccard similarity of lower-cased word-bigram sets per item (scikit-learn CountVectorizer on whitespace "
+    "tokens), averaged; 0 when neither side has a bigram (not the paper's bigram similarity)"
+)
 
-def compute(data: TextInput) -> GroupResult:
-    from mmsoc.metrics.text import word_bigram_jaccard
-
-    return {"word_bigram_jaccard": word_bigram_jaccard(data.predictions, data.references)}, {}
-
-
-GROUP = MetricGroup(
+GROUP = single_group(
     "word_bigram",
     ("generation",),
-    (
-        Metric(
-            "word_bigram_jaccard",
-            True,
-            "Jaccard similarity of lower-cased word-bigram sets per item (scikit-learn "
-            "CountVectorizer on whitespace tokens), averaged; 0 when neither side has a "
-            "bigram (not the paper's bigram similarity)",
-            ("scikit-learn",),
-        ),
-    ),
-    compute,
+    Metric("word_bigram_jaccard", True, _METHOD, ("scikit-learn",)),
+    "word_bigram_jaccard",
     order=43,
 )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 NAMES = ("mmsoc_classification", "mmsoc_tagging", "mmsoc_ocr", "mmsoc_generation")
 
@@ -36,17 +36,16 @@ def score(
     ids: Sequence[str] | None = None,
     text_encoder: str | None = None,
     fast: bool = False,
-) -> dict[str, Any]:
+) -> dict[str, float | int | None]:
     """What the modules compute, as ``mmsoc score`` writes it to metrics.json (undefined values None):
     :func:`mmsoc.tasks.score_task_averaged` of ``task``, whose kind must be one of ``kinds``; ``ids``
     (``dataset/item``) let a task that pools datasets score each one."""
     from mmsoc.report import json_safe
     from mmsoc.tasks import get_task, score_task_averaged
+    from mmsoc.tasks.kinds import require_kind
 
-    kind = get_task(task).kind
-    if kind not in kinds:
-        raise ValueError(f"task {task!r} is a {kind} task; this module scores {' or '.join(kinds)} tasks")
+    require_kind(get_task(task), kinds, "this module")
     if ids is not None and len(ids) != len(predictions):
         raise ValueError(f"{len(ids)} ids for {len(predictions)} predictions")
     metrics, _ = score_task_averaged(task, predictions, references, ids, text_encoder=text_encoder, fast=fast)
-    return json_safe(metrics)
+    return cast(dict[str, float | int | None], json_safe(metrics))

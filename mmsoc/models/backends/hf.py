@@ -167,7 +167,7 @@ def build(arg: str, options: ModelOptions) -> HFModel:
 
 MODEL = ModelEntry(
     "hf",
-    "mmsoc.models.backends.hf:build",
+    build,
     frozenset({"text", "image"}),
     "any transformers image-text-to-text model (or video / audio multimodal LM), run in this process",
     adapters=True,

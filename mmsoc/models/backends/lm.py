@@ -137,7 +137,7 @@ def build(arg: str, options: ModelOptions) -> TextLM:
 
 MODEL = ModelEntry(
     "lm",
-    "mmsoc.models.backends.lm:build",
+    build,
     frozenset({"text"}),
     "any transformers text LM, causal or seq2seq (text suites; prompts as written, no chat template)",
     adapters=True,

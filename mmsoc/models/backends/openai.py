@@ -392,7 +392,7 @@ def build(arg: str, options: ModelOptions) -> OpenAIModel:
 
 MODEL = ModelEntry(
     "openai",
-    "mmsoc.models.backends.openai:build",
+    build,
     frozenset({"text", "image", "video"}),
     "a model on an OpenAI-compatible server (vLLM, SGLang, transformers serve); key: $MMSOC_API_KEY or $OPENAI_API_KEY",
     remote=True,

@@ -42,7 +42,7 @@ def build(arg: str, options: ModelOptions) -> RandomModel:
 
 MODEL = ModelEntry(
     "random",
-    "mmsoc.models.backends.random_answers:build",
+    build,
     frozenset({"text"}),
     "a uniformly random allowed answer, seeded per item (the paper's random baseline)",
     free_text=False,

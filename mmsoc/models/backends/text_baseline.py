@@ -164,7 +164,7 @@ def build(arg: str, options: ModelOptions) -> TextBaselineModel:
 
 MODEL = ModelEntry(
     "text-baseline",
-    "mmsoc.models.backends.text_baseline:build",
+    build,
     frozenset({"text"}),
     "the item's text alone, trained on the data's train split: frozen MiniLM + logistic regression, or "
     "the sequence classifier ID fine-tuned",

@@ -61,7 +61,8 @@ class TrainCollator:
         return [*ids, self.tokenizer.eos_token_id]
 
     def __call__(self, items: Sequence[TrainItem]) -> dict[str, torch.Tensor]:
-        rows, labels, extras, per_token = [], [], {}, set()
+        rows, labels, per_token = [], [], set()
+        extras: dict[str, list[torch.Tensor]] = {}
         for item in items:
             encoded = self.encode_prompt(item.request)
             prompt = encoded.pop("input_ids")[0]

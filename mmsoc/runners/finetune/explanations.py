@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +67,6 @@ def read_explanations(path: str | os.PathLike) -> dict[tuple[str, str], Explanat
     return table
 
 
-def find_explanation(table: dict[tuple[str, str], Explanation], task: str, item_id: str) -> Explanation | None:
+def find_explanation(table: Mapping[tuple[str, str], Explanation], task: str, item_id: str) -> Explanation | None:
     """The explanation for (task, id), falling back to a task-less row for the id."""
     return table.get((task, item_id)) or table.get(("", item_id))

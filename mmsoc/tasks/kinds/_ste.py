@@ -1,5 +1,6 @@
 """What the SuperTweetEval kinds share: the request (the paper's zero-shot prompt with the item's fields
-filled in, text only) and the scoring call; each kind module brings its readers and metric input.
+filled in, text only), the scoring call and the reading of the hub's rows; each kind module brings its
+readers, metric input, gold reader and sample rows.
 
 Parsing, reported side by side as for every kind: ``strict`` is the official script's reading of a
 prediction line, its value kept even when the answer is not well formed (so ``mmsoc score`` of a prediction
@@ -8,25 +9,31 @@ file scores what the script scores), valid only when it is; ``lenient`` is what 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from mmsoc.core.records import Example
 from mmsoc.models.base import Request, Text
-from mmsoc.tasks.kinds.base import TaskScores, check_lengths
+from mmsoc.tasks.kinds.base import TaskKind, text_value
 from mmsoc.tasks.spec import TaskSpec
 
+if TYPE_CHECKING:
+    from mmsoc.tasks.supertweeteval.sample import SampleDraw
 
-class SteKind:
-    name = ""
-    explainable = False
-    text_baseline = "none"
-    confusion = False
+
+class SteKind(TaskKind):
+    """A SuperTweetEval kind: besides the contract, how a row of the hub's files gives the reference
+    (``gold_field``, ``read_gold``) and what the embedded sample's rows look like (``sample_row``)."""
+
     text_only = True
-    """Requests are text alone: models that read images ask without one."""
     unread_rule = ""
     """How an unread prediction is scored, noted when there is one (empty: as the metric input says)."""
+    gold_field = "gold_label_str"
+    """The field of a row that holds the reference."""
+    named_labels = False
+    """Whether the class names come from the task folder's ``map.txt`` (lines ``id,name``) when it has one."""
 
     def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request:
         from mmsoc.tasks.templates import fill
@@ -38,31 +45,48 @@ class SteKind:
         return str(rng.choice(spec.labels)) if spec.labels else ""
 
     def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+        return self.checked_input(spec, predictions, [self.check_reference(spec, ref) for ref in references])
+
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
+        """What the metric groups score, from the checked references; a None prediction (nothing read) is
+        the script's reading of an unusable line."""
         raise NotImplementedError
 
-    def score(
-        self,
-        spec: TaskSpec,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
-        *,
-        text_encoder: str | None = None,
-        fast: bool = False,
-    ) -> TaskScores:
-        """The kind's metric groups on its input; a None prediction (nothing read) scores as the script's
-        reading of an unusable line."""
-        from mmsoc.metrics.registry import run_groups
-
-        check_lengths(spec.id, predictions, references)
-        references = [self.check_reference(spec, ref) for ref in references]
-        stats, info = run_groups(self.name, self.metric_input(spec, predictions, references), fast)
-        info["unread_predictions"] = unread = sum(p is None for p in predictions)
+    def notes(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, object]:
+        unread = sum(p is None for p in predictions)
+        notes: dict[str, object] = {"unread_predictions": unread}
         if unread and self.unread_rule:
-            info["unread_rule"] = f"{unread} of {len(predictions)} predictions unread: {self.unread_rule}"
-        return TaskScores(spec.id, {**{k: s.value() for k, s in stats.items()}, "n": len(references)}, stats, info)
+            notes["unread_rule"] = f"{unread} of {len(predictions)} predictions unread: {self.unread_rule}"
+        return notes
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
-        return value
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+        """The reference of one row, ``names`` being the class names (raises KeyError, IndexError, TypeError
+        or ValueError on a malformed row)."""
+        return text_value(row[self.gold_field])
+
+    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+        """One row of the embedded sample, in the hub's field names."""
+        raise NotImplementedError
+
+    def write_sample_files(self, folder: Path) -> None:
+        """Files of the embedded sample besides the rows (none by default)."""
+
+
+def ste_kind(spec: TaskSpec) -> SteKind:
+    """The kind of a SuperTweetEval task (ValueError for a task of another suite)."""
+    from mmsoc.tasks.registry import kind_of
+
+    kind = kind_of(spec)
+    if not isinstance(kind, SteKind):
+        raise ValueError(f"{spec.id} is not a SuperTweetEval task")
+    return kind
+
+
+def class_id(value: Any) -> int:
+    """A class id as the hub writes it (a number or its text), ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or int(value) < 0:
+        raise ValueError(f"expected a class id, got {value!r}")
+    return int(value)
 
 
 def class_name(spec: TaskSpec, value: Any) -> str:

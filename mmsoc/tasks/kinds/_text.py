@@ -1,13 +1,52 @@
-"""Scoring shared by the free-text kinds (OCR, generation): each distinct pair is scored once."""
+"""What the free-text kinds (OCR, generation) share: text references and predictions, and scoring in which
+each distinct pair is scored once."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from mmsoc.metrics.inputs import TextInput
-from mmsoc.tasks.kinds.base import TaskScores
+from mmsoc.tasks.kinds.base import TaskKind, TaskScores, check_lengths, text_prediction, text_value
+from mmsoc.tasks.spec import TaskSpec
+
+
+class TextKind(TaskKind):
+    """A kind whose answers are text: references and predictions must be text (None: a missing answer),
+    normalised by ``normalized`` before scoring."""
+
+    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+        return text_value(value)
+
+    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+        return text_prediction(value)
+
+    def normalized(self, value: Any) -> str:
+        """The text a prediction or reference is scored as."""
+        raise NotImplementedError
+
+    def score(
+        self,
+        spec: TaskSpec,
+        predictions: Sequence[Any],
+        references: Sequence[Any],
+        *,
+        text_encoder: str | None = None,
+        fast: bool = False,
+    ) -> TaskScores:
+        check_lengths(spec.id, predictions, references)
+        scores = score_text(
+            self.name,
+            spec.id,
+            [self.normalized(p) for p in predictions],
+            [self.normalized(r) for r in references],
+            text_encoder,
+            fast,
+        )
+        scores.info.update(self.notes(spec, predictions, references))
+        return scores
 
 
 def score_text(

@@ -1,12 +1,13 @@
 """The task contract: one handler per task kind builds requests, parses answers, writes training
-targets, draws random answers and scores predictions, so no other module asks what kind a task is."""
+targets, draws random answers, checks references and predictions and scores them, and says what callers
+need to know about its tasks, so no other module asks what kind a task is."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -41,29 +42,59 @@ class TaskScores:
     reference_lengths: np.ndarray | None = None
 
 
-class TaskKind(Protocol):
-    """What every task kind provides. ``text_baseline`` names the strategy of the text-only
-    baseline (``single_label``, ``multi_label``, ``nearest_reference`` or ``none``)."""
+class TaskKind:
+    """What every task kind provides, with the defaults most kinds share; a kind module subclasses it,
+    overriding only what differs, and declares ``KIND = TheKind()``.
 
-    name: str
-    explainable: bool
-    text_baseline: str
-    confusion: bool
+    A kind must give ``name``, ``parse`` and ``target``, and either ``metric_input`` (what its metric groups
+    score; the default ``score`` runs them on it) or a ``score`` of its own."""
+
+    name: str = ""
+    explainable: bool = False
+    """Whether fine-tuning may teach explanations after the answer (``answer_part`` cuts them off)."""
+    text_baseline: str = "none"
+    """The strategy of the text-only baseline: ``single_label``, ``multi_label``, ``nearest_reference`` or ``none``."""
+    confusion: bool = False
     """Whether reports show a confusion matrix over the labels."""
-    # A kind whose requests are text alone (the text suites' kinds) also sets ``text_only = True``, so the
-    # evaluation loop never skips its items for want of an image. A kind whose predictions must be text or a
-    # number (free text, scores) has ``check_prediction(spec, value)``: the value to score, or ValueError for
-    # one that cannot be scored (a number where text is expected, NaN, an infinity), so the row is skipped.
+    text_only: bool = False
+    """Requests are text alone: the evaluation loop never skips an item for want of an image, and models
+    that read images ask without one."""
+    open_ended: bool = False
+    """Answers are free text with no single right wording: reports show examples side by side and the arena
+    pairs these tasks' answers by default."""
+    task_type: str = ""
+    """The suite's own name for the task's type (SocKET's ``CLS``, ``PAIR``, ``REG``, ``SPAN``), empty for none."""
 
-    def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request: ...
+    def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request:
+        """The item's images, then its text and the instruction."""
+        return image_request(example, instruction, seed)
 
-    def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed: ...
+    def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
+        raise NotImplementedError(f"task kind {self.name!r} does not parse answers")
 
-    def target(self, spec: TaskSpec, label: Any) -> str: ...
+    def target(self, spec: TaskSpec, label: Any) -> str:
+        raise NotImplementedError(f"task kind {self.name!r} writes no training targets")
 
-    def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str: ...
+    def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
+        """A random answer (``--model random``); the default answers nothing."""
+        return ""
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any: ...
+    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+        """The reference to score, or ValueError for one that cannot be scored."""
+        return value
+
+    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+        """The prediction to score, or ValueError for one that cannot be scored (a number where text is
+        expected, NaN, an infinity), so the row is skipped."""
+        return value
+
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+        """What the kind's metric groups score (a record of ``mmsoc.metrics.inputs`` or ``suite_inputs``)."""
+        raise NotImplementedError(f"task kind {self.name!r} gives no metric input")
+
+    def notes(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, object]:
+        """Notes on how the predictions were scored, after the metric groups' own."""
+        return {}
 
     def score(
         self,
@@ -73,7 +104,14 @@ class TaskKind(Protocol):
         *,
         text_encoder: str | None = None,
         fast: bool = False,
-    ) -> TaskScores: ...
+    ) -> TaskScores:
+        """The kind's metric groups on its metric input, then its notes."""
+        from mmsoc.metrics.registry import run_groups
+
+        check_lengths(spec.id, predictions, references)
+        stats, info = run_groups(self.name, self.metric_input(spec, predictions, references), fast)
+        info.update(self.notes(spec, predictions, references))
+        return TaskScores(spec.id, {**{k: s.value() for k, s in stats.items()}, "n": len(references)}, stats, info)
 
 
 def compose_prompt(instruction: str, text: str = "") -> str:

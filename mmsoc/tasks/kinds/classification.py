@@ -19,11 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from mmsoc.core.records import Example
 from mmsoc.metrics.inputs import LabelInput
 from mmsoc.metrics.labels import canonical_label
-from mmsoc.models.base import Request
-from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskScores, check_lengths, image_request
+from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskKind
 from mmsoc.tasks.spec import TaskSpec
 from mmsoc.tasks.words import tokens
 
@@ -35,14 +33,11 @@ CLAUSE_BREAKS = frozenset({",", ";", ":", "but", "however", "although", "though"
 _SENTENCE_END = re.compile(r"[.!?\n](?:\s|$)")
 
 
-class Classification:
+class Classification(TaskKind):
     name = "classification"
     explainable = True
     text_baseline = "single_label"
     confusion = True
-
-    def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request:
-        return image_request(example, instruction, seed)
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         forms = _forms(spec, not strict)
@@ -68,27 +63,16 @@ class Classification:
             raise ValueError(f"{value!r} is not one of {', '.join(spec.labels)}")
         return value
 
-    def score(
-        self,
-        spec: TaskSpec,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
-        *,
-        text_encoder: str | None = None,
-        fast: bool = False,
-    ) -> TaskScores:
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> LabelInput:
         """Predictions that name no label count as wrong (an extra 'invalid' column)."""
-        from mmsoc.metrics.registry import run_groups
-
-        check_lengths(spec.id, predictions, references)
         index = {label: i for i, label in enumerate(spec.labels)}
         true_idx = np.array([index[self._reference(spec, ref)] for ref in references], dtype=np.int64)
         parsed = [canonical_label(pred, spec.labels) for pred in predictions]
         pred_idx = np.array([len(spec.labels) if p is None else index[p] for p in parsed], dtype=np.int64)
-        stats, info = run_groups(self.name, LabelInput(true_idx, pred_idx, spec.labels), fast)
-        metrics: dict[str, float | int] = {key: stat.value() for key, stat in stats.items()}
-        info["invalid_predictions"] = sum(p is None for p in parsed)
-        return TaskScores(spec.id, {**metrics, "n": len(references)}, stats, info)
+        return LabelInput(true_idx, pred_idx, spec.labels)
+
+    def notes(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, object]:
+        return {"invalid_predictions": sum(canonical_label(pred, spec.labels) is None for pred in predictions)}
 
     @staticmethod
     def _reference(spec: TaskSpec, value: Any) -> str:

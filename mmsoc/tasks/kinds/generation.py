@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from mmsoc.core.records import Example
-from mmsoc.models.base import Request
-from mmsoc.tasks.kinds._text import score_text
-from mmsoc.tasks.kinds.base import (
-    INVALID,
-    Parsed,
-    TaskScores,
-    check_lengths,
-    image_request,
-    text_prediction,
-    text_value,
-)
+from mmsoc.tasks.kinds._text import TextKind
+from mmsoc.tasks.kinds.base import INVALID, Parsed
 from mmsoc.tasks.spec import TaskSpec
 
 
-class Generation:
+class Generation(TextKind):
     name = "generation"
-    explainable = False
     text_baseline = "nearest_reference"
-    confusion = False
-
-    def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request:
-        return image_request(example, instruction, seed)
+    open_ended = True
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         text = raw.strip()
@@ -41,31 +24,11 @@ class Generation:
             raise ValueError(f"task {spec.id!r}: empty reference text")
         return text
 
-    def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
-        return ""
-
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
-        return text_value(value)
-
-    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
-        return text_prediction(value)
-
-    def score(
-        self,
-        spec: TaskSpec,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
-        *,
-        text_encoder: str | None = None,
-        fast: bool = False,
-    ) -> TaskScores:
+    def normalized(self, value: Any) -> str:
         """None (an unparseable response) scores as the empty string."""
         from mmsoc.metrics.normalize import as_text
 
-        check_lengths(spec.id, predictions, references)
-        return score_text(
-            self.name, spec.id, [as_text(p) for p in predictions], [as_text(r) for r in references], text_encoder, fast
-        )
+        return as_text(value)
 
 
 KIND = Generation()

@@ -13,24 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from mmsoc.core.records import Example
 from mmsoc.metrics.inputs import TagInput
-from mmsoc.models.base import Request
-from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskScores, check_lengths, image_request
+from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskKind
 from mmsoc.tasks.spec import TaskSpec
 from mmsoc.tasks.words import tokens
 
 _TAG_SPLIT = re.compile(r"[,;\n]")
 
 
-class MultiLabel:
+class MultiLabel(TaskKind):
     name = "multilabel"
     explainable = True
     text_baseline = "multi_label"
-    confusion = False
-
-    def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request:
-        return image_request(example, instruction, seed)
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         known = _topic_keys(spec)
@@ -58,33 +52,21 @@ class MultiLabel:
         """1-3 distinct topics drawn uniformly."""
         return ",".join(rng.choice(spec.labels, size=int(rng.integers(1, 4)), replace=False))
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
-        return value
-
-    def score(
-        self,
-        spec: TaskSpec,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
-        *,
-        text_encoder: str | None = None,
-        fast: bool = False,
-    ) -> TaskScores:
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> TagInput:
         """Tags outside the topic set are ignored and counted."""
         from mmsoc.metrics.labels import indicator
-        from mmsoc.metrics.registry import run_groups
 
-        check_lengths(spec.id, predictions, references)
-        truth, unknown_ref = indicator(references, spec.labels)
+        return TagInput(indicator(references, spec.labels)[0], indicator(predictions, spec.labels)[0], spec.labels)
+
+    def notes(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, object]:
+        from mmsoc.metrics.labels import indicator
+
         pred, unknown_pred = indicator(predictions, spec.labels)
-        stats, info = run_groups(self.name, TagInput(truth, pred, spec.labels), fast)
-        metrics: dict[str, float | int] = {key: stat.value() for key, stat in stats.items()}
-        info.update(
-            unknown_predicted_tags=unknown_pred,
-            unknown_reference_tags=unknown_ref,
-            empty_predictions=int((pred.sum(1) == 0).sum()),
-        )
-        return TaskScores(spec.id, {**metrics, "n": len(references)}, stats, info)
+        return {
+            "unknown_predicted_tags": unknown_pred,
+            "unknown_reference_tags": indicator(references, spec.labels)[1],
+            "empty_predictions": int((pred.sum(1) == 0).sum()),
+        }
 
 
 @functools.cache

@@ -6,30 +6,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from mmsoc.core.records import Example
 from mmsoc.models.base import Request
-from mmsoc.tasks.kinds._text import score_text
-from mmsoc.tasks.kinds.base import (
-    INVALID,
-    Parsed,
-    TaskScores,
-    check_lengths,
-    image_request,
-    text_prediction,
-    text_value,
-)
+from mmsoc.tasks.kinds._text import TextKind
+from mmsoc.tasks.kinds.base import INVALID, Parsed, image_request
 from mmsoc.tasks.spec import TaskSpec
 
 _QUOTED = re.compile(r"[\"\u201c\u201d]([^\"\u201c\u201d]*)[\"\u201c\u201d]")
 
 
-class OCR:
+class OCR(TextKind):
     name = "ocr"
-    explainable = False
-    text_baseline = "none"
-    confusion = False
 
     def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request:
         """The image and the instruction only: the text of a meme is the OCR answer itself."""
@@ -49,37 +36,15 @@ class OCR:
             raise ValueError(f"task {spec.id!r}: empty reference text")
         return f'"{text}"'
 
-    def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
-        return ""
+    def normalized(self, value: Any) -> str:
+        from mmsoc.metrics.normalize import normalize_ocr
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
-        return text_value(value)
+        return normalize_ocr(value)
 
-    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
-        return text_prediction(value)
+    def notes(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, object]:
+        from mmsoc.metrics.normalize import OCR_NORMALISATION
 
-    def score(
-        self,
-        spec: TaskSpec,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
-        *,
-        text_encoder: str | None = None,
-        fast: bool = False,
-    ) -> TaskScores:
-        from mmsoc.metrics.normalize import OCR_NORMALISATION, normalize_ocr
-
-        check_lengths(spec.id, predictions, references)
-        scores = score_text(
-            self.name,
-            spec.id,
-            [normalize_ocr(p) for p in predictions],
-            [normalize_ocr(r) for r in references],
-            text_encoder,
-            fast,
-        )
-        scores.info["normalisation"] = OCR_NORMALISATION
-        return scores
+        return {"normalisation": OCR_NORMALISATION}
 
 
 KIND = OCR()

@@ -15,30 +15,21 @@ from typing import Any
 
 import numpy as np
 
-from mmsoc.core.records import Example
-from mmsoc.models.base import Request
-from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskScores, check_lengths
+from mmsoc.metrics.suite_inputs import ChoiceInput
+from mmsoc.tasks.kinds._socket import SocketKind
+from mmsoc.tasks.kinds.base import INVALID, Parsed
 from mmsoc.tasks.spec import TaskSpec
 
 PENALTY_SEED = 0
 """With the task id, seeds the wrong classes that replace missing answers in ``f1_penalized``."""
 
 
-class SocketChoice:
-    explainable = False
+class SocketChoice(SocketKind):
     text_baseline = "none"
     """The text baseline answers label names; SocKET questions want their options."""
-    confusion = False
-    text_only = True
-    """Requests are text alone: models that read images ask without one."""
 
     def __init__(self, name: str, task_type: str):
         self.name, self.task_type = name, task_type
-
-    def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request:
-        from mmsoc.tasks.socket.prompting import socket_request
-
-        return socket_request(spec, example, instruction, seed)
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         from mmsoc.tasks.socket.answers import answer_text, lenient_choice, official_choice
@@ -59,21 +50,10 @@ class SocketChoice:
 
         return class_label(spec, value)
 
-    def score(
-        self,
-        spec: TaskSpec,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
-        *,
-        text_encoder: str | None = None,
-        fast: bool = False,
-    ) -> TaskScores:
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> ChoiceInput:
         """Predictions are answer texts (None: nothing to read); each reader finds its option or none."""
-        from mmsoc.metrics.registry import run_groups
-        from mmsoc.metrics.suite_inputs import ChoiceInput
         from mmsoc.tasks.socket.answers import answer_text, lenient_choice, official_choice
 
-        check_lengths(spec.id, predictions, references)
         truth = np.array([spec.labels.index(self.check_reference(spec, ref)) for ref in references])
         answers = [answer_text(p) if isinstance(p, str) else None for p in predictions]
 
@@ -81,15 +61,13 @@ class SocketChoice:
             found = [reader(spec, a) if a is not None else None for a in answers]
             return np.array([-1 if index is None else index for index in found], dtype=np.int64)
 
-        data = ChoiceInput(
+        return ChoiceInput(
             truth,
             read(official_choice),
             read(lenient_choice),
             len(spec.labels),
             zlib.crc32(spec.id.encode()) ^ PENALTY_SEED,
         )
-        stats, info = run_groups(self.name, data, fast)
-        return TaskScores(spec.id, {**{k: s.value() for k, s in stats.items()}, "n": len(references)}, stats, info)
 
 
 KIND = SocketChoice("socket_cls", "CLS")

@@ -9,27 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from mmsoc.core.records import Example
-from mmsoc.models.base import Request
-from mmsoc.tasks.kinds.base import INVALID, Parsed, TaskScores, check_lengths
+from mmsoc.metrics.suite_inputs import SpanInput
+from mmsoc.tasks.kinds._socket import SocketKind
+from mmsoc.tasks.kinds.base import INVALID, Parsed
 from mmsoc.tasks.spec import TaskSpec
 
 
-class SocketSpan:
+class SocketSpan(SocketKind):
     name = "socket_span"
     task_type = "SPAN"
-    explainable = False
-    text_baseline = "none"
-    confusion = False
-    text_only = True
-    """Requests are text alone: models that read images ask without one."""
-
-    def request(self, spec: TaskSpec, example: Example, instruction: str, seed: int | None = None) -> Request:
-        from mmsoc.tasks.socket.prompting import socket_request
-
-        return socket_request(spec, example, instruction, seed)
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         from mmsoc.metrics.spans import MIN_SPAN
@@ -42,9 +30,6 @@ class SocketSpan:
     def target(self, spec: TaskSpec, label: Any) -> str:
         return ", ".join(f'"{span}"' for span in self.check_reference(spec, label)["spans"])
 
-    def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
-        return ""
-
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:
         from mmsoc.tasks.socket.data import span_label
 
@@ -55,25 +40,12 @@ class SocketSpan:
             raise ValueError("spans must be strings")
         return {"text": value["text"], "spans": spans}
 
-    def score(
-        self,
-        spec: TaskSpec,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
-        *,
-        text_encoder: str | None = None,
-        fast: bool = False,
-    ) -> TaskScores:
-        from mmsoc.metrics.registry import run_groups
-        from mmsoc.metrics.suite_inputs import SpanInput
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> SpanInput:
         from mmsoc.tasks.socket.answers import answer_text, span_candidates
 
-        check_lengths(spec.id, predictions, references)
         gold = [self.check_reference(spec, ref) for ref in references]
         candidates = [span_candidates(spec, answer_text(p)) if isinstance(p, str) else None for p in predictions]
-        data = SpanInput([g["text"] for g in gold], [g["spans"] for g in gold], candidates)
-        stats, info = run_groups(self.name, data, fast)
-        return TaskScores(spec.id, {**{k: s.value() for k, s in stats.items()}, "n": len(references)}, stats, info)
+        return SpanInput([g["text"] for g in gold], [g["spans"] for g in gold], candidates)
 
 
 KIND = SocketSpan()

@@ -5,15 +5,21 @@ The emoji come from the data (``tweet_emoji/map.txt``), not the task table; refe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from mmsoc.tasks.kinds._ste import SteKind
+from mmsoc.tasks.kinds._ste import SteKind, class_id
 from mmsoc.tasks.kinds.base import INVALID, Parsed
 from mmsoc.tasks.spec import TaskSpec
+
+if TYPE_CHECKING:
+    from mmsoc.tasks.supertweeteval.sample import SampleDraw
 
 
 class Emoji(SteKind):
     name = "ste_emoji"
+    gold_field = "gold_label"
+    named_labels = True
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         from mmsoc.tasks.supertweeteval.answers import lenient_emoji, official_emoji
@@ -32,12 +38,25 @@ class Emoji(SteKind):
             raise ValueError("an emoji reference is the emoji itself")
         return value
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
         from mmsoc.metrics.suite_inputs import TopKInput
         from mmsoc.tasks.supertweeteval.answers import official_emoji
 
         lists = [official_emoji(p) if isinstance(p, str) else list(p or ()) for p in predictions]
         return TopKInput(list(references), [[str(e) for e in found][:5] for found in lists])
+
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+        return names[class_id(row[self.gold_field])]
+
+    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+        from mmsoc.tasks.supertweeteval.sample import EMOJI, class_row
+
+        return class_row(draw, len(EMOJI))
+
+    def write_sample_files(self, folder: Path) -> None:
+        from mmsoc.tasks.supertweeteval.sample import write_emoji_map
+
+        write_emoji_map(folder)
 
 
 KIND = Emoji()

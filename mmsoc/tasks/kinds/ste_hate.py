@@ -3,10 +3,10 @@ official script's (its micro and macro swapped)."""
 
 from __future__ import annotations
 
-from mmsoc.tasks.kinds.ste_yes_no import YesNo
+from mmsoc.tasks.kinds.ste_yes_no import NamedClasses
 
 
-class Hate(YesNo):
+class Hate(NamedClasses):
     name = "ste_hate"
 
 

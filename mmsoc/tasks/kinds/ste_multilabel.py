@@ -4,7 +4,7 @@ every label (scikit-learn on indicator matrices, as the official script and the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,10 +12,15 @@ from mmsoc.tasks.kinds._ste import SteKind
 from mmsoc.tasks.kinds.base import INVALID, Parsed
 from mmsoc.tasks.spec import TaskSpec
 
+if TYPE_CHECKING:
+    from mmsoc.tasks.supertweeteval.sample import SampleDraw
+
 
 class MultiLabel(SteKind):
     name = "ste_multilabel"
     text_baseline = "multi_label"
+    gold_field = "gold_label_list"
+    named_labels = True
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         from mmsoc.tasks.supertweeteval.answers import lenient_labels, official_labels
@@ -40,7 +45,7 @@ class MultiLabel(SteKind):
             raise ValueError(f"unknown labels {unknown} (known: {', '.join(spec.labels)})")
         return tags
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
         from mmsoc.metrics.inputs import TagInput
 
         def matrix(rows: Sequence[Any]) -> np.ndarray:
@@ -52,6 +57,18 @@ class MultiLabel(SteKind):
             return out
 
         return TagInput(matrix(references), matrix(predictions), spec.labels)
+
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+        """The names of the 1s of the indicator vector."""
+        value = row[self.gold_field]
+        if len(value) != len(names):
+            raise ValueError(f"{len(value)} indicators for {len(names)} labels")
+        return [name for name, on in zip(names, value) if int(on) == 1]
+
+    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+        from mmsoc.tasks.supertweeteval.sample import labels_row
+
+        return labels_row(draw)
 
 
 KIND = MultiLabel()

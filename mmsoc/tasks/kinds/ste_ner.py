@@ -8,17 +8,21 @@ first token (the official reading) or by all its tokens (the lenient one). Refer
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mmsoc.tasks.kinds._ste import SteKind
+from mmsoc.tasks.kinds._ste import SteKind, class_id
 from mmsoc.tasks.kinds.base import Parsed
 from mmsoc.tasks.spec import TaskSpec
+
+if TYPE_CHECKING:
+    from mmsoc.tasks.supertweeteval.sample import SampleDraw
 
 OFFICIAL, WHOLE = "official", "whole"
 
 
 class NamedEntities(SteKind):
     name = "ste_ner"
+    gold_field = "gold_label_sequence"
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         from mmsoc.tasks.supertweeteval.answers import lenient_entities, official_entities
@@ -51,7 +55,7 @@ class NamedEntities(SteKind):
             raise ValueError(f"unknown tags {unknown[:3]}")
         return {"tokens": [str(t) for t in value["tokens"]], "tags": list(value["tags"])}
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
         from mmsoc.metrics.suite_inputs import TagSequenceInput
         from mmsoc.tasks.supertweeteval.answers import entity_tags
 
@@ -62,6 +66,22 @@ class NamedEntities(SteKind):
             pairs = [(str(e), str(t)) for e, t in label.get("entities", [])]
             predicted.append(entity_tags(reference["tokens"], pairs, whole=label.get("match") == WHOLE))
         return TagSequenceInput([r["tags"] for r in references], predicted)
+
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+        """Tag ids over the row's ``text_tokenized``."""
+        from mmsoc.tasks.supertweeteval.tasks import NER_TAGS
+
+        value = row[self.gold_field]
+        tokens = [str(token) for token in row["text_tokenized"]]
+        tags = [NER_TAGS[class_id(tag)] for tag in value]
+        if len(tags) != len(tokens):
+            raise ValueError(f"{len(tags)} tags for {len(tokens)} tokens")
+        return {"tokens": tokens, "tags": tags}
+
+    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+        from mmsoc.tasks.supertweeteval.sample import entities_row
+
+        return entities_row(draw)
 
 
 KIND = NamedEntities()

@@ -4,15 +4,20 @@ match beside it)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mmsoc.tasks.kinds._ste import SteKind
 from mmsoc.tasks.kinds.base import INVALID, Parsed, text_prediction, text_value
 from mmsoc.tasks.spec import TaskSpec
 
+if TYPE_CHECKING:
+    from mmsoc.tasks.supertweeteval.sample import SampleDraw
+
 
 class FreeText(SteKind):
     name = "ste_qa"
+    answers = True
+    """Whether the reference answers the item's question (QA), rather than being the question (QG)."""
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         from mmsoc.tasks.supertweeteval.answers import lenient_text
@@ -29,10 +34,15 @@ class FreeText(SteKind):
     def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
         return text_prediction(value)
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
         from mmsoc.metrics.inputs import TextInput
 
         return TextInput(["" if p is None else str(p) for p in predictions], list(references))
+
+    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+        from mmsoc.tasks.supertweeteval.sample import question_row
+
+        return question_row(draw, self.answers)
 
 
 KIND = FreeText()

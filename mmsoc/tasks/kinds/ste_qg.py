@@ -7,6 +7,7 @@ from mmsoc.tasks.kinds.ste_qa import FreeText
 
 class Question(FreeText):
     name = "ste_qg"
+    answers = False
 
 
 KIND = Question()

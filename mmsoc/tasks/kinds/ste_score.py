@@ -6,7 +6,7 @@ script would pass them to ``spearmanr``, whose rho is then NaN for the whole tas
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,9 +14,13 @@ from mmsoc.tasks.kinds._ste import SteKind
 from mmsoc.tasks.kinds.base import INVALID, Parsed, finite_number
 from mmsoc.tasks.spec import TaskSpec
 
+if TYPE_CHECKING:
+    from mmsoc.tasks.supertweeteval.sample import SampleDraw
+
 
 class Score(SteKind):
     name = "ste_score"
+    gold_field = "gold_score"
     unread_rule = "scored as 0, as the official script scores a line that float() cannot read"
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
@@ -43,7 +47,7 @@ class Score(SteKind):
             return value
         return finite_number(value)
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
         from mmsoc.metrics.suite_inputs import NumberInput
         from mmsoc.tasks.supertweeteval.answers import official_number
 
@@ -52,6 +56,14 @@ class Score(SteKind):
             return 0.0 if found is None else finite_number(found)
 
         return NumberInput(np.array(references, dtype=np.float64), np.array([number(p) for p in predictions]))
+
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+        return finite_number(row[self.gold_field])
+
+    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+        from mmsoc.tasks.supertweeteval.sample import score_row
+
+        return score_row(draw)
 
 
 KIND = Score()

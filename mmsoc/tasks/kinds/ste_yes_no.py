@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mmsoc.tasks.kinds._ste import SteKind, class_indices, class_name
+from mmsoc.tasks.kinds._ste import SteKind, class_id, class_indices, class_name
 from mmsoc.tasks.kinds.base import INVALID, Parsed
 from mmsoc.tasks.spec import TaskSpec
+
+if TYPE_CHECKING:
+    from mmsoc.tasks.supertweeteval.sample import SampleDraw
 
 
 class YesNo(SteKind):
     name = "ste_yes_no"
     text_baseline = "single_label"
+    gold_field = "gold_label_binary"
 
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         from mmsoc.tasks.supertweeteval.answers import lenient_label, official_label
@@ -26,10 +30,35 @@ class YesNo(SteKind):
     def check_reference(self, spec: TaskSpec, value: Any) -> Any:
         return class_name(spec, value)
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
         from mmsoc.metrics.inputs import LabelInput
 
         return LabelInput(class_indices(spec, references), class_indices(spec, predictions), spec.labels)
+
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+        from mmsoc.tasks.supertweeteval.tasks import YES_NO
+
+        return YES_NO[class_id(row[self.gold_field])]
+
+    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+        from mmsoc.tasks.supertweeteval.sample import yes_no_row
+
+        return yes_no_row(draw)
+
+
+class NamedClasses(YesNo):
+    """Classes read as the yes/no tasks' are, given as ids of names (``gold_label``)."""
+
+    gold_field = "gold_label"
+    named_labels = True
+
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+        return names[class_id(row[self.gold_field])]
+
+    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+        from mmsoc.tasks.supertweeteval.sample import class_row
+
+        return class_row(draw, len(draw.labels))
 
 
 KIND = YesNo()

@@ -8,16 +8,11 @@ GPT-4V and not released).
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable
 from pathlib import Path
 
-from mmsoc.core.io import read_jsonl, write_jsonl
-from mmsoc.core.records import Example
-from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, LoadOptions, SampleContext
-from mmsoc.tasks.data.images import resolve_image
-from mmsoc.tasks.data.result import ItemProblem, LoadResult
-from mmsoc.tasks.data.rows import Row, collect_examples, existing_file, require, text_value
+from mmsoc.core.io import write_jsonl
+from mmsoc.tasks.data.dataset import Dataset, SampleContext
+from mmsoc.tasks.data.table import Table, TableReader, split_file_loader
 from mmsoc.tasks.mmsoc.hateful_memes import SAMPLE_MEMES, SampleMeme
 from mmsoc.tasks.spec import TaskSpec
 
@@ -46,34 +41,10 @@ TASKS = (
 )
 
 
-def load(
-    spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
-) -> LoadResult:
-    """Load ``root/{task_id}_{split}.jsonl`` (``root`` is ``DIR/descriptions``; images under ``DIR``)."""
-    path = existing_file(root, f"{spec.id}_{split}.jsonl")
-    return from_rows(spec, read_jsonl(path), path, root.parent, split, limit, options)
-
-
-def from_rows(
-    spec: TaskSpec,
-    rows: Iterable[tuple[int, Row]],
-    source: str | os.PathLike,
-    image_root: Path,
-    split: str,
-    limit: int | None = None,
-    options: LoadOptions = PAPER_OPTIONS,
-) -> LoadResult:
-    """Generation examples: label is the reference description."""
-
-    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
-        item_id = str(require(row, "id", source, line))
-        reference = str(require(row, "reference", source, line)).strip()
-        image = str(require(row, "image", source, line))
-        images = resolve_image(image_root, image, item_id, source, line, "image", problems)
-        meta = {"dataset": TITLE, "split": split}
-        return Example(item_id, spec.id, text_value(row, ("text",)), images, reference, meta)
-
-    return collect_examples(rows, limit, example)
+READ = TableReader(
+    {task.id: Table(TITLE, "image", "reference", strip_label=True, text=("text",), label_first=True) for task in TASKS}
+)
+"""Generation examples: the label is the reference description."""
 
 
 def write_sample(root: Path, context: SampleContext) -> None:
@@ -105,4 +76,10 @@ def social_context(hateful: bool, group: str) -> str:
     )
 
 
-DATASET = Dataset(FOLDER, load, write_sample=write_sample, sample_order=1)
+DATASET = Dataset(
+    FOLDER,
+    split_file_loader(READ, "{task}_{split}.jsonl", image_root=lambda root: root.parent),
+    write_sample=write_sample,
+    sample_order=1,
+)
+"""``DIR/descriptions/{task}_{split}.jsonl``, images under ``DIR``."""

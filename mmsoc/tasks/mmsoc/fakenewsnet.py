@@ -13,18 +13,15 @@ their ``label`` is read with 1 = fake (the MM-Soc code flips the CSV labels befo
 from __future__ import annotations
 
 import csv
-import os
 import random
-from collections.abc import Iterable
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 
-from mmsoc.core.io import InputError, atomic_open
-from mmsoc.core.records import Example
+from mmsoc.core.io import atomic_open
 from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, HubCopy, LoadOptions, SampleContext
-from mmsoc.tasks.data.images import resolve_image
-from mmsoc.tasks.data.result import ItemProblem, LoadResult
-from mmsoc.tasks.data.rows import Row, collect_examples, existing_file, read_csv, require, text_value
+from mmsoc.tasks.data.result import LoadResult
+from mmsoc.tasks.data.rows import Row, existing_file, read_csv
+from mmsoc.tasks.data.table import Cell, Table, TableReader
 from mmsoc.tasks.data.text import truncate_words
 from mmsoc.tasks.spec import TaskSpec
 
@@ -63,44 +60,48 @@ TASKS = tuple(
 )
 
 
+def news_id(cell: Cell) -> str:
+    """The ``id`` (or unnamed index) column, else ``line{N}``."""
+    return cell.text(("id", "")) or f"line{cell.line}"
+
+
+def news_text(cell: Cell) -> str:
+    """The news text, cut to ``LoadOptions.text_length`` words."""
+    return truncate_words(str(cell.require(TEXT_COLUMNS)).strip(), cell.options.text_length)
+
+
+def news_label(fake_value: int) -> Callable[[Cell], str]:
+    """The rule reading ``label`` (0 or 1) as ``fake`` where it is ``fake_value``, else ``true``."""
+
+    def label(cell: Cell) -> str:
+        raw = cell.row.get("label")
+        try:
+            value = int(float(raw))  # type: ignore[arg-type]  # None and junk end in the except
+        except (TypeError, ValueError):
+            value = None
+        if value not in (0, 1):
+            cell.fail(f"expected 0 or 1, got {raw!r}", "label")
+        return "fake" if value == fake_value else "true"
+
+    return label
+
+
+def news_reader(fake_value: int) -> TableReader:
+    """Misinformation examples from rows in the FakeNewsNet CSV format whose label ``fake_value`` is fake."""
+    label = news_label(fake_value)
+    return TableReader({task: Table(name, "image", label, id=news_id, text=news_text) for task, name in TITLES.items()})
+
+
+READ = news_reader(CSV_FAKE_VALUE)
+
+
 def load(
     spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
 ) -> LoadResult:
     """Load ``root/{prefix}_{split}.csv`` (``root`` is ``DIR/fakenewsnet``)."""
     name = f"{PREFIXES[spec.id]}_{split}"
     path = existing_file(root, f"{name}.csv")
-    return from_rows(spec, read_csv(path), path, root / IMAGES / name, split, limit, options)
-
-
-def from_rows(
-    spec: TaskSpec,
-    rows: Iterable[tuple[int, Row]],
-    source: str | os.PathLike,
-    image_root: Path,
-    split: str,
-    limit: int | None = None,
-    options: LoadOptions = PAPER_OPTIONS,
-    fake_value: int = CSV_FAKE_VALUE,
-) -> LoadResult:
-    """Examples for a misinformation task from rows in the FakeNewsNet CSV format."""
-
-    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
-        item_id = text_value(row, ("id", "")) or f"line{line}"
-        text = truncate_words(str(require(row, TEXT_COLUMNS, source, line)).strip(), options.text_length)
-        image = str(require(row, "image", source, line))
-        raw = row.get("label")
-        try:
-            value = int(float(raw))  # type: ignore[arg-type]  # None and junk end in the except
-        except (TypeError, ValueError):
-            value = None
-        if value not in (0, 1):
-            raise InputError(source, f"expected 0 or 1, got {raw!r}", line=line, field="label")
-        label = "fake" if value == fake_value else "true"
-        images = resolve_image(image_root, image, item_id, source, line, "image", problems)
-        meta = {"dataset": TITLES[spec.id], "split": split}
-        return Example(item_id, spec.id, text, images, label, meta)
-
-    return collect_examples(rows, limit, example)
+    return READ(spec, read_csv(path), path, root / IMAGES / name, split, limit, options)
 
 
 def from_hub(row: Row, number: int) -> Row:
@@ -194,7 +195,7 @@ DATASET = Dataset(
         {"train": "train", "test": "test"},
         from_hub,
         "image",
-        partial(from_rows, fake_value=HUB_FAKE_VALUE),
+        news_reader(HUB_FAKE_VALUE),
         task_repos={task: f"Ahren09/MMSoc_{title}" for task, title in TITLES.items()},
     ),
     write_sample=write_sample,

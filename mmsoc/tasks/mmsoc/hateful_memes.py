@@ -8,19 +8,15 @@ Serves the ``hate`` task and half of ``ocr`` (the meme text is the OCR reference
 
 from __future__ import annotations
 
-import os
 import random
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmsoc.core.io import InputError, read_jsonl, write_jsonl
-from mmsoc.core.records import Example
-from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, HubCopy, LoadOptions, SampleContext
-from mmsoc.tasks.data.images import resolve_image
-from mmsoc.tasks.data.result import ItemProblem, LoadResult
-from mmsoc.tasks.data.rows import Row, collect_examples, existing_file, require, text_value
+from mmsoc.core.io import write_jsonl
+from mmsoc.tasks.data.dataset import Dataset, HubCopy, SampleContext
+from mmsoc.tasks.data.rows import Row
+from mmsoc.tasks.data.table import Cell, Table, TableReader, split_file_loader
 from mmsoc.tasks.spec import TaskSpec
 
 FOLDER = "hateful_memes"
@@ -46,48 +42,24 @@ TASKS = (
 )
 
 
-def load(
-    spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
-) -> LoadResult:
-    """Load ``root/{split}.jsonl`` (``root`` is ``DIR/hateful_memes``)."""
-    path = existing_file(root, f"{split}.jsonl")
-    return from_rows(spec, read_jsonl(path), path, root, split, limit, options)
-
-
-def from_rows(
-    spec: TaskSpec,
-    rows: Iterable[tuple[int, Row]],
-    source: str | os.PathLike,
-    image_root: Path,
-    split: str,
-    limit: int | None = None,
-    options: LoadOptions = PAPER_OPTIONS,
-) -> LoadResult:
-    """Examples for ``hate`` or an OCR task from rows in the Hateful Memes JSONL format."""
-
-    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
-        item_id = str(require(row, "id", source, line))
-        image = str(require(row, "img", source, line))
-        text = text_value(row, ("text",))
-        meta = {"dataset": TITLE, "split": split}
-        if spec.kind == "ocr":
-            label = str(require(row, "text", source, line))
-            item_id, text = f"{FOLDER}/{item_id}", ""
-        else:
-            label = _label(row, source, line)
-        images = resolve_image(image_root, image, item_id, source, line, "img", problems)
-        return Example(item_id, spec.id, text, images, label, meta)
-
-    return collect_examples(rows, limit, example)
-
-
-def _label(row: Row, source: str | os.PathLike, line: int) -> str:
-    raw = row.get("label")
+def hate_label(cell: Cell) -> str:
+    """``label`` 1 or 0 as ``hateful`` / ``not_hateful``; InputError for anything else."""
+    raw = cell.row.get("label")
     try:
         return LABELS[int(raw)]  # type: ignore[arg-type]  # None and junk end in the except
     except (TypeError, ValueError, KeyError):
-        hint = " (unlabelled split? the original test.jsonl has no labels)" if raw is None else ""
-        raise InputError(source, f"expected 0 or 1, got {raw!r}{hint}", line=line, field="label") from None
+        pass
+    hint = " (unlabelled split? the original test.jsonl has no labels)" if raw is None else ""
+    cell.fail(f"expected 0 or 1, got {raw!r}{hint}", "label")
+
+
+READ = TableReader(
+    {
+        "hate": Table(TITLE, "img", hate_label, text=("text",)),
+        "ocr": Table(TITLE, "img", "text", id_prefix=f"{FOLDER}/"),
+    }
+)
+"""``hate`` reads the label and the meme text; OCR has the meme text as its reference and no text input."""
 
 
 def from_hub(row: Row, number: int) -> Row:
@@ -195,13 +167,13 @@ def _picture(rng: random.Random, hateful: bool, text: str) -> tuple[Any, str]:
 
 DATASET = Dataset(
     FOLDER,
-    load,
+    split_file_loader(READ),
     hub=HubCopy(
         ("Ahren09/MMSoc_HatefulMemes",),
         {"train": "train", "dev": "validation", "test": "test"},
         from_hub,
         "img",
-        from_rows,
+        READ,
     ),
     write_sample=write_sample,
     sample_order=0,

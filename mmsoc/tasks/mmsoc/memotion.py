@@ -21,12 +21,11 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mmsoc.core.io import InputError, atomic_open
-from mmsoc.core.records import Example
 from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, HubCopy, LoadOptions, SampleContext, canonical_split
 from mmsoc.tasks.data.hub import image_file_name
-from mmsoc.tasks.data.images import resolve_image
-from mmsoc.tasks.data.result import ItemProblem, LoadResult
-from mmsoc.tasks.data.rows import Row, collect_examples, existing_file, read_rows, require, text_value
+from mmsoc.tasks.data.result import LoadResult
+from mmsoc.tasks.data.rows import Row, existing_file, read_rows
+from mmsoc.tasks.data.table import Table, TableReader
 from mmsoc.tasks.spec import TaskSpec
 
 FOLDER = "memotion"
@@ -131,7 +130,7 @@ def load(
     rows: Iterable[tuple[int, Row]] = read_rows(path)
     if path.stem == "labels":
         rows = split_rows(rows, path, split)
-    return from_rows(spec, rows, path, root / IMAGES, split, limit, options)
+    return READ(spec, rows, path, root / IMAGES, split, limit, options)
 
 
 def split_rows(rows: Iterable[tuple[int, Row]], source: str | os.PathLike, split: str) -> list[tuple[int, Row]]:
@@ -164,43 +163,17 @@ def split_bounds(n: int) -> dict[str, tuple[int, int]]:
     return bounds
 
 
-def from_rows(
-    spec: TaskSpec,
-    rows: Iterable[tuple[int, Row]],
-    source: str | os.PathLike,
-    image_root: Path,
-    split: str,
-    limit: int | None = None,
-    options: LoadOptions = PAPER_OPTIONS,
-) -> LoadResult:
-    """Examples for a Memotion task or an OCR task from rows in the Memotion label-file format."""
-
-    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
-        image = str(require(row, IMAGE_COLUMNS, source, line))
-        column = next(name for name in IMAGE_COLUMNS if str(row.get(name) or "").strip())
-        text = text_value(row, TEXT_COLUMNS)
-        meta = {"dataset": TITLE, "split": split}
-        if spec.kind == "ocr":
-            item_id, label = f"{FOLDER}/{image}", str(require(row, TEXT_COLUMNS, source, line))
-            text = ""
-        else:
-            item_id, label = image, memotion_label(spec.id, row, source, line)
-        images = resolve_image(image_root, image, item_id, source, line, column, problems)
-        return Example(item_id, spec.id, text, images, label, meta)
-
-    return collect_examples(rows, limit, example)
-
-
-def memotion_label(task_id: str, row: Row, source: str | os.PathLike, line: int) -> str:
-    """The MM-Soc label of ``task_id`` for one Memotion row; InputError for an unknown value."""
-    names = COLUMNS[task_id]
-    column = next((name for name in names if str(row.get(name) or "").strip()), names[0])
-    raw = str(require(row, names, source, line)).strip().lower().replace(" ", "_")
-    try:
-        return LABEL_MAPS[task_id][raw]
-    except KeyError:
-        known = ", ".join(LABEL_MAPS[task_id])
-        raise InputError(source, f"unknown value {raw!r} (expected one of {known})", line=line, field=column) from None
+READ = TableReader(
+    {
+        **{
+            task: Table(TITLE, IMAGE_COLUMNS, COLUMNS[task], LABEL_MAPS[task], id=None, text=TEXT_COLUMNS)
+            for task in COLUMNS
+        },
+        "ocr": Table(TITLE, IMAGE_COLUMNS, TEXT_COLUMNS, id=None, id_prefix=f"{FOLDER}/"),
+    }
+)
+"""The image name is the id; a Memotion task reads its label column through its label map, OCR has the
+meme text as its reference and no text input."""
 
 
 def from_hub(row: Row, number: int) -> Row:
@@ -318,7 +291,7 @@ _HUB_SPLITS = {"train": "train", "dev": "validation", "test": "test"}
 DATASET = Dataset(
     FOLDER,
     load,
-    hub=HubCopy(("Ahren09/MMSoc_Memotion", "Ahren09/Memotion"), _HUB_SPLITS, from_hub, "image_name", from_rows),
+    hub=HubCopy(("Ahren09/MMSoc_Memotion", "Ahren09/Memotion"), _HUB_SPLITS, from_hub, "image_name", READ),
     write_sample=write_sample,
     sample_order=2,
 )

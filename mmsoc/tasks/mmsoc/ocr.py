@@ -13,6 +13,7 @@ TASKS = (
         "HatefulMemes+Memotion",
         "ocr",
         "What is the text in the image? Use double quotes to enclose your answer.",
+        headline="token_f1",
         group="ocr",
         sources=(HATEFUL_MEMES, MEMOTION),
         order=8,

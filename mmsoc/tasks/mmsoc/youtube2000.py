@@ -15,15 +15,12 @@ from __future__ import annotations
 import os
 import random
 import re
-from collections.abc import Iterable
 from pathlib import Path
 
-from mmsoc.core.io import InputError, read_jsonl, write_jsonl
-from mmsoc.core.records import Example
-from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, HubCopy, LoadOptions, SampleContext
-from mmsoc.tasks.data.images import resolve_image
-from mmsoc.tasks.data.result import ItemProblem, LoadResult
-from mmsoc.tasks.data.rows import Row, collect_examples, existing_file, require, text_value
+from mmsoc.core.io import InputError, write_jsonl
+from mmsoc.tasks.data.dataset import Dataset, HubCopy, SampleContext
+from mmsoc.tasks.data.rows import Row
+from mmsoc.tasks.data.table import Cell, Table, TableReader, split_file_loader
 from mmsoc.tasks.spec import TaskSpec
 
 FOLDER = "youtube2000"
@@ -111,35 +108,18 @@ TASKS = (
 )
 
 
-def load(
-    spec: TaskSpec, root: Path, split: str, limit: int | None = None, options: LoadOptions = PAPER_OPTIONS
-) -> LoadResult:
-    """Load ``root/{split}.jsonl`` (``root`` is ``DIR/youtube2000``)."""
-    path = existing_file(root, f"{split}.jsonl")
-    return from_rows(spec, read_jsonl(path), path, root, split, limit, options)
+def video_text(cell: Cell) -> str:
+    """The title (required) and the description, one per line."""
+    title = str(cell.require("title")).strip()
+    return "\n".join(part for part in (title, cell.text(("description",))) if part)
 
 
-def from_rows(
-    spec: TaskSpec,
-    rows: Iterable[tuple[int, Row]],
-    source: str | os.PathLike,
-    image_root: Path,
-    split: str,
-    limit: int | None = None,
-    options: LoadOptions = PAPER_OPTIONS,
-) -> LoadResult:
-    """Tagging examples: text is title and description, label the topics in table order."""
+def video_topics(cell: Cell) -> list[str]:
+    return parse_topics(cell.require("topics"), cell.source, cell.line)
 
-    def example(line: int, row: Row, problems: list[ItemProblem]) -> Example:
-        item_id = str(require(row, "id", source, line))
-        title = str(require(row, "title", source, line)).strip()
-        text = "\n".join(part for part in (title, text_value(row, ("description",))) if part)
-        topics = parse_topics(require(row, "topics", source, line), source, line)
-        thumbnail = str(require(row, "thumbnail", source, line))
-        images = resolve_image(image_root, thumbnail, item_id, source, line, "thumbnail", problems)
-        return Example(item_id, spec.id, text, images, topics, {"dataset": TITLE, "split": split})
 
-    return collect_examples(rows, limit, example)
+READ = TableReader({"tagging": Table(TITLE, "thumbnail", video_topics, text=video_text, label_first=True)})
+"""Tagging: text is title and description, label the topics in table order."""
 
 
 def parse_topics(value: object, source: str | os.PathLike, line: int) -> list[str]:
@@ -275,13 +255,13 @@ def _video(rng: random.Random) -> tuple[str, str, tuple[str, ...]]:
 
 DATASET = Dataset(
     FOLDER,
-    load,
+    split_file_loader(READ),
     hub=HubCopy(
         ("Ahren09/MMSoc_YouTube2000", "Ahren09/MMSoc_YouTube2M", "Ahren09/YouTube2000"),
         {"train": "train", "dev": "val", "test": "test"},
         from_hub,
         "thumbnail",
-        from_rows,
+        READ,
     ),
     write_sample=write_sample,
     sample_order=4,

@@ -81,8 +81,8 @@ class PredictionFormat:
             raise ValueError(f"{flags} does not apply to --format {self.name}")
 
 
-FORMATS: Registry[PredictionFormat] = Registry("prediction format")
-FORMATS.discover(
+PREDICTION_FORMATS: Registry[PredictionFormat] = Registry("prediction format")
+PREDICTION_FORMATS.discover(
     "mmsoc.tasks.prediction_files",
     lambda module: [(f.name, f) for f in [getattr(module, "FORMAT", None)] if isinstance(f, PredictionFormat)],
 )
@@ -91,5 +91,5 @@ FORMATS.discover(
 
 def prediction_format_help() -> str:
     """The ``--format`` help of ``mmsoc score``: every prediction-file format (plugins too)."""
-    names = ", ".join(name for name, _, _ in FORMATS.known())
+    names = ", ".join(name for name, _, _ in PREDICTION_FORMATS.known())
     return f"Format of the predictions file: {names} (`mmsoc list formats` describes each)."

@@ -90,10 +90,9 @@ def _check(row: dict, spec) -> tuple[str, object, object]:
     if isinstance(row["id"], (dict, list, bool)):
         raise RowError(f"expected a string or a number, got {row['id']!r:.60}", field="id")
     kind = kind_of(spec)
-    check_prediction = getattr(kind, "check_prediction", None)
-    for name, check in (("reference", kind.check_reference), ("prediction", check_prediction)):
+    for name, check in (("reference", kind.check_reference), ("prediction", kind.check_prediction)):
         try:
-            row[name] = row[name] if check is None else check(spec, row[name])
+            row[name] = check(spec, row[name])
         except ValueError as err:
             raise RowError(str(err), field=name) from None
     return str(row["id"]), row["prediction"], row["reference"]

@@ -104,14 +104,14 @@ def _reference(task_id: str, text: str, label: str) -> Any:
     or a name), score, or ``{"text", "spans"}``; RowError naming the label otherwise."""
     from mmsoc.tasks.registry import get_task
     from mmsoc.tasks.socket.data import class_label, regression_label, span_label
-    from mmsoc.tasks.socket.table import task_type
+    from mmsoc.tasks.socket.table import type_of
 
     spec = get_task(task_id)
-    kind = task_type(spec)
+    task_type = type_of(spec)
     try:
-        if kind == "SPAN":
+        if task_type == "SPAN":
             return {"text": text, "spans": span_label(label)}
-        if kind == "REG":
+        if task_type == "REG":
             return regression_label(label)
         return class_label(spec, _whole_number(label))
     except ValueError as err:
@@ -132,9 +132,9 @@ def _answer(task_id: str, answer: str, file_name: str) -> str:
     if "llama2" not in file_name.lower():
         return answer
     from mmsoc.tasks.registry import get_task
-    from mmsoc.tasks.socket.table import task_type
+    from mmsoc.tasks.socket.table import type_of
 
-    if task_type(get_task(task_id)) == "SPAN":
+    if type_of(get_task(task_id)) == "SPAN":
         return answer.split("Response: ")[-1].strip()
     return answer.split("Response:")[-1].strip()
 
@@ -142,23 +142,23 @@ def _answer(task_id: str, answer: str, file_name: str) -> str:
 def view(task_id: str, metrics: dict[str, Any], request: ScoreRequest) -> dict[str, Any]:
     """eval.py's metrics of one task, for the parser and missing-answer rule asked for."""
     from mmsoc.tasks.registry import get_task
-    from mmsoc.tasks.socket.table import task_type
+    from mmsoc.tasks.socket.table import type_of
 
-    kind = task_type(get_task(task_id))
+    task_type = type_of(get_task(task_id))
     penalty = "_penalized" if request.penalize_missing else ""
-    if kind == "REG":
+    if task_type == "REG":
         return {
-            "type": kind,
+            "type": task_type,
             "corr_original": metrics[f"corr_original{penalty}"],
             "corr_score": metrics[f"corr_score{penalty}"],
             "hit_rate": metrics["hit_rate"],
             "n": metrics["n"],
         }
-    if kind == "SPAN":
-        return {"type": kind, "f1": metrics["f1"], "hit_rate": metrics["hit_rate"], "n": metrics["n"]}
+    if task_type == "SPAN":
+        return {"type": task_type, "f1": metrics["f1"], "hit_rate": metrics["hit_rate"], "n": metrics["n"]}
     reader = "_lenient" if request.parser == "lenient" else ""
     return {
-        "type": kind,
+        "type": task_type,
         "f1": metrics[f"f1{reader}{penalty}"],
         "hit_rate": metrics[f"hit_rate{reader}"],
         "n": metrics["n"],

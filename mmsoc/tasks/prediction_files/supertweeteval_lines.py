@@ -109,9 +109,7 @@ def _check_line(task: str, line: str) -> None:
     from mmsoc.tasks.registry import get_task, kind_of
 
     spec = get_task(task)
-    check = getattr(kind_of(spec), "check_prediction", None)
-    if check is not None:
-        check(spec, line)
+    kind_of(spec).check_prediction(spec, line)
 
 
 def view(task_id: str, metrics: dict[str, Any], request: ScoreRequest) -> dict[str, Any]:

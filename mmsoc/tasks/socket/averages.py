@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 
 from mmsoc.tasks.registry import get_task, short_name, task_ids
-from mmsoc.tasks.socket.table import CATEGORIES, TYPES, task_type
+from mmsoc.tasks.socket.table import CATEGORIES, TYPES, type_of
 
 
 def table2(scores: Mapping[str, float | None]) -> dict[str, object]:
@@ -33,7 +33,7 @@ def table2(scores: Mapping[str, float | None]) -> dict[str, object]:
         "categories": {
             category: mean([t for t in every if get_task(t).category == category]) for category in CATEGORIES
         },
-        "types": {kind: mean([t for t in every if task_type(get_task(t)) == kind]) for kind in TYPES},
+        "types": {task_type: mean([t for t in every if type_of(get_task(t)) == task_type]) for task_type in TYPES},
         "overall": mean(every),
         "tasks": len([t for t in every if t in defined]),
         "missing": [short_name(t) for t in every if t not in scores],

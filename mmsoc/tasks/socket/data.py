@@ -30,7 +30,7 @@ from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, LoadOptions
 from mmsoc.tasks.data.result import ItemProblem, LoadResult
 from mmsoc.tasks.registry import short_name
 from mmsoc.tasks.socket.sample import write_sample
-from mmsoc.tasks.socket.table import FOLDER, SUITE, task_type
+from mmsoc.tasks.socket.table import FOLDER, SUITE, type_of
 from mmsoc.tasks.spec import TaskSpec
 
 SPLIT_FILES = {"dev": "val"}
@@ -90,16 +90,16 @@ class SkipLine(ValueError):
 
 def example(spec: TaskSpec, item_id: str, text: str, label_line: str, split: str) -> Example:
     """One item; ValueError for a malformed label, SkipLine for an item to leave out."""
-    kind = task_type(spec)
+    task_type = type_of(spec)
     meta: dict[str, Any] = {"dataset": "SocKET", "split": split}
-    if kind == "PAIR":
+    if task_type == "PAIR":
         sides = text.split(SEP)
         if len(sides) != 2:
             raise SkipLine(f"a pair text needs exactly one {SEP} between its two sentences", field="text")
         meta.update(text_a=sides[0], text_b=sides[1])
-    if kind == "SPAN":
+    if task_type == "SPAN":
         label: Any = {"text": text, "spans": span_label(label_line)}
-    elif kind == "REG":
+    elif task_type == "REG":
         label = regression_label(label_line)
     else:
         label = class_label(spec, label_line)
@@ -158,7 +158,7 @@ def span_label(value: object) -> list[str]:
 
 def _check_label_list(spec: TaskSpec, path: Path) -> None:
     """A ``label_list.txt`` in the folder must name the table's classes, in order (the options map to them)."""
-    if task_type(spec) == "SPAN" or not path.is_file():
+    if type_of(spec) == "SPAN" or not path.is_file():
         return
     found = [line.strip() for line in read_lines(path) if line.strip()]
     if found != list(spec.labels):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from mmsoc.core.records import Example
 from mmsoc.models.base import Request, Text
-from mmsoc.tasks.socket.table import options, task_type
+from mmsoc.tasks.socket.table import options, type_of
 from mmsoc.tasks.spec import TaskSpec
 from mmsoc.tasks.templates import fill
 
@@ -27,7 +27,7 @@ def socket_prompt(spec: TaskSpec, example: Example, question: str) -> str:
         "text_b": str(example.meta.get("text_b", "")),
     }
     asked = fill(question, fields)
-    if task_type(spec) in ("CLS", "PAIR"):
+    if type_of(spec) in ("CLS", "PAIR"):
         listed = "\n".join(options(spec))
         return f"Question: {asked}\nOptions:\n{listed}\nPlease only answer with the options. Answer:"
     return f"Question: {asked}\nAnswer:"

@@ -56,35 +56,35 @@ SPAN_PHRASES = ("a total disgrace", "utterly furious", "pure propaganda lies", "
 def write_sample(root: Path, context: SampleContext) -> None:
     """Write every SocKET task's sample files under ``root`` (``DIR/SOCKET_DATA``)."""
     from mmsoc.tasks.registry import get_task, short_name, task_ids
-    from mmsoc.tasks.socket.table import task_type
+    from mmsoc.tasks.socket.table import type_of
 
     rng = context.rng
     for task_id in task_ids("socket"):
         spec = get_task(task_id)
-        folder, kind = root / short_name(task_id), task_type(spec)
+        folder, task_type = root / short_name(task_id), type_of(spec)
         for split in SPLITS:
-            items = [_item(rng, spec.labels, kind, spec.prompt, n) for n in range(N_ITEMS)]
+            items = [_item(rng, spec.labels, task_type, spec.prompt, n) for n in range(N_ITEMS)]
             write_text(folder / f"{split}_text.txt", "".join(f"{text}\n" for text, _ in items))
             write_text(folder / f"{split}_labels.txt", "".join(f"{label}\n" for _, label in items))
-        if kind != "SPAN":
+        if task_type != "SPAN":
             write_text(folder / "label_list.txt", "\n".join(spec.labels))
 
 
-def _item(rng: random.Random, labels: tuple[str, ...], kind: str, prompt: str, n: int) -> tuple[str, str]:
+def _item(rng: random.Random, labels: tuple[str, ...], task_type: str, prompt: str, n: int) -> tuple[str, str]:
     """(text line, label line) of one sample item."""
     topic = rng.choice(TOPICS)
-    if kind == "REG":
+    if task_type == "REG":
         top = 7.0 if "to 7.0" in prompt else 5.0
         score = round(rng.uniform(0.0, top), 1)
         level = LEVELS[min(int(score / top * len(LEVELS)), len(LEVELS) - 1)]
         return f"I feel {level} strongly about {topic}.", str(score)
-    if kind == "SPAN":
+    if task_type == "SPAN":
         if n % 3 == 2:
             return f"Nothing special to report about {topic} today.", repr({labels[0]: []})
         phrase = rng.choice(SPAN_PHRASES)
         return f"Honestly {topic} was {phrase} and everyone saw it.", repr({labels[0]: [phrase]})
     index = rng.randrange(len(labels))
-    if kind == "PAIR":
+    if task_type == "PAIR":
         other = rng.choice(TOPICS)
         return f"They {CUES[index]} talked about {topic} [SEP] We talked about {other} again", labels[index]
     return f"Someone {CUES[index]} wrote about {topic}, post {n}.", labels[index]

@@ -33,6 +33,22 @@ EMOJI = (
     "😜",
 )
 """tweet_emoji's 20 labels, which are also its options."""
+CROWDFLOWER = (
+    "empty",
+    "sadness",
+    "enthusiasm",
+    "neutral",
+    "worry",
+    "love",
+    "fun",
+    "hate",
+    "happiness",
+    "relief",
+    "boredom",
+    "surprise",
+    "anger",
+)
+"""crowdflower's 13 labels, which are also its options."""
 
 ROWS = (
     (
@@ -40,36 +56,8 @@ ROWS = (
         "crowdflower",
         "CLS",
         "crowdflower",
-        (
-            "empty",
-            "sadness",
-            "enthusiasm",
-            "neutral",
-            "worry",
-            "love",
-            "fun",
-            "hate",
-            "happiness",
-            "relief",
-            "boredom",
-            "surprise",
-            "anger",
-        ),
-        (
-            "empty",
-            "sadness",
-            "enthusiasm",
-            "neutral",
-            "worry",
-            "love",
-            "fun",
-            "hate",
-            "happiness",
-            "relief",
-            "boredom",
-            "surprise",
-            "anger",
-        ),
+        CROWDFLOWER,
+        CROWDFLOWER,
         'For the sentence: "{text}", what is its emotion?',
     ),
     (

@@ -15,7 +15,6 @@ FOLDER = "SOCKET_DATA"
 """The hub repository's data folder (``Blablablab/SOCKET``), the dataset every SocKET task reads."""
 PROMPT_VERSION = "socket-table8"
 KIND_OF_TYPE = {"CLS": "socket_cls", "PAIR": "socket_pair", "REG": "socket_reg", "SPAN": "socket_span"}
-TYPE_OF_KIND = {kind: task_type for task_type, kind in KIND_OF_TYPE.items()}
 CATEGORIES = ("Humor & Sarcasm", "Offensiveness", "Sentiment & Emotion", "Social Factors", "Trustworthiness")
 """The paper's five categories, in its Table 2 order."""
 TYPES = ("CLS", "PAIR", "REG", "SPAN")
@@ -44,9 +43,11 @@ def build_tasks(category: str, rows: tuple[Row, ...]) -> tuple[TaskSpec, ...]:
     )
 
 
-def task_type(spec: TaskSpec) -> str:
-    """``CLS``, ``PAIR``, ``REG`` or ``SPAN``."""
-    return TYPE_OF_KIND[spec.kind]
+def type_of(spec: TaskSpec) -> str:
+    """``CLS``, ``PAIR``, ``REG`` or ``SPAN``: the task type its kind stands for."""
+    from mmsoc.tasks.registry import kind_of
+
+    return kind_of(spec).task_type
 
 
 def options(spec: TaskSpec) -> tuple[str, ...]:

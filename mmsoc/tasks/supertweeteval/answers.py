@@ -91,9 +91,9 @@ def lenient_entities(raw: str) -> list[tuple[str, str]]:
     """``entity: type`` pairs separated by commas, semicolons or lines, both sides stripped, type lower-cased."""
     pairs = []
     for part in LIST_SPLIT.split(raw):
-        entity, sep, kind = part.rpartition(":")
-        if sep and entity.strip() and kind.strip():
-            pairs.append((entity.strip().strip("\"'"), kind.strip().strip(STRIP).lower().replace(" ", "_")))
+        entity, sep, entity_type = part.rpartition(":")
+        if sep and entity.strip() and entity_type.strip():
+            pairs.append((entity.strip().strip("\"'"), entity_type.strip().strip(STRIP).lower().replace(" ", "_")))
     return list(dict.fromkeys(pairs))
 
 
@@ -105,13 +105,13 @@ def entity_tags(tokens: Sequence[str], pairs: Sequence[tuple[str, str]], whole: 
     Pairs are applied in the answer's order (the script's ``set`` makes overlapping writes depend on the
     string hash); an entity running past the last token is cut there (the script raises IndexError)."""
     tags = ["O"] * len(tokens)
-    for entity, kind in pairs:
+    for entity, entity_type in pairs:
         words = entity.split(" ") if not whole else entity.split()
         start = _find(list(tokens), words, whole)
         if start is None:
             continue
         for offset in range(min(len(words), len(tokens) - start)):
-            tags[start + offset] = f"{'B' if offset == 0 else 'I'}-{kind}"
+            tags[start + offset] = f"{'B' if offset == 0 else 'I'}-{entity_type}"
     return tags
 
 

@@ -1,7 +1,8 @@
 """SuperTweetEval as the hub repository ``cardiffnlp/super_tweeteval`` stores it: JSON Lines per task and split.
 
 ``DIR/data/<task>/{train,validation,test}.jsonl`` (``--split dev`` reads ``validation``), one object per
-line with the task's fields (see data_cards/supertweeteval.md). Gold values become:
+line with the task's fields (see data_cards/supertweeteval.md). Gold values, read by the task's kind
+(``read_gold``), become:
 
 * ``gold_label`` (sentiment, hate, emoji): the class name; names come from ``<task>/map.txt`` when the
   folder has one (lines ``id,name``, as the hub stores them for hate and emoji), else from the task table.
@@ -18,18 +19,17 @@ Item ids are the 0-based line numbers among the objects, so a file of one predic
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from mmsoc.core.io import InputError, read_jsonl
 from mmsoc.core.records import Example
 from mmsoc.tasks.data.dataset import PAPER_OPTIONS, Dataset, LoadOptions
 from mmsoc.tasks.data.result import LoadResult
 from mmsoc.tasks.data.rows import existing_file
-from mmsoc.tasks.kinds.base import finite_number, text_value
+from mmsoc.tasks.kinds._ste import ste_kind
 from mmsoc.tasks.registry import short_name
 from mmsoc.tasks.spec import TaskSpec
 from mmsoc.tasks.supertweeteval.sample import write_sample
-from mmsoc.tasks.supertweeteval.tasks import FOLDER, NER_TAGS, SUITE, YES_NO
+from mmsoc.tasks.supertweeteval.tasks import FOLDER, SUITE
 
 SPLIT_FILES = {"dev": "validation"}
 INPUT_FIELDS = ("text", "text_1", "text_2", "target", "definition", "context")
@@ -64,11 +64,8 @@ def load(
     """Items of ``spec`` from ``root/<task>/<split>.jsonl`` (``root`` is ``DIR/data``)."""
     folder = root / short_name(spec.id)
     path = existing_file(folder, f"{SPLIT_FILES.get(split, split)}.jsonl")
-    names = (
-        label_names(spec, folder)
-        if spec.kind in ("ste_sentiment", "ste_hate", "ste_emoji", "ste_multilabel")
-        else spec.labels
-    )
+    kind = ste_kind(spec)
+    names = label_names(spec, folder) if kind.named_labels else spec.labels
     result = LoadResult()
     for index, (line, row) in enumerate(read_jsonl(path)):
         if limit is not None and len(result.examples) >= limit:
@@ -82,56 +79,14 @@ def load(
                     path, f"expected text, got {type(value).__name__} {value!r:.60}", line=line, field=name
                 )
         try:
-            label = gold(spec, row, names)
+            label = kind.read_gold(row, names)
         except (KeyError, IndexError, TypeError, ValueError) as err:
-            raise InputError(path, f"bad gold value ({err})", line=line, field=_gold_field(spec)) from None
+            raise InputError(path, f"bad gold value ({err})", line=line, field=kind.gold_field) from None
         text = fields.get("text") or f"{fields['text_1']}\n{fields.get('text_2', '')}"
         result.examples.append(
             Example(str(index), spec.id, text, (), label, {"dataset": "SuperTweetEval", "split": split, **fields})
         )
     return result
-
-
-def _gold_field(spec: TaskSpec) -> str:
-    return {
-        "ste_sentiment": "gold_label",
-        "ste_hate": "gold_label",
-        "ste_emoji": "gold_label",
-        "ste_multilabel": "gold_label_list",
-        "ste_yes_no": "gold_label_binary",
-        "ste_score": "gold_score",
-        "ste_qa": "gold_label_str",
-        "ste_qg": "gold_label_str",
-        "ste_ner": "gold_label_sequence",
-    }[spec.kind]
-
-
-def gold(spec: TaskSpec, row: dict[str, Any], names: tuple[str, ...]) -> Any:
-    """The reference of one row (raises KeyError/IndexError/TypeError/ValueError on a malformed one)."""
-    value = row[_gold_field(spec)]
-    if spec.kind in ("ste_sentiment", "ste_hate", "ste_emoji"):
-        return names[_index(value)]
-    if spec.kind == "ste_multilabel":
-        if len(value) != len(names):
-            raise ValueError(f"{len(value)} indicators for {len(names)} labels")
-        return [name for name, on in zip(names, value) if int(on) == 1]
-    if spec.kind == "ste_yes_no":
-        return YES_NO[_index(value)]
-    if spec.kind == "ste_score":
-        return finite_number(value)
-    if spec.kind == "ste_ner":
-        tokens = [str(token) for token in row["text_tokenized"]]
-        tags = [NER_TAGS[_index(tag)] for tag in value]
-        if len(tags) != len(tokens):
-            raise ValueError(f"{len(tags)} tags for {len(tokens)} tokens")
-        return {"tokens": tokens, "tags": tags}
-    return text_value(value)
-
-
-def _index(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or int(value) < 0:
-        raise ValueError(f"expected a class id, got {value!r}")
-    return int(value)
 
 
 DATASET = Dataset(FOLDER, load, write_sample=write_sample, suite=SUITE)

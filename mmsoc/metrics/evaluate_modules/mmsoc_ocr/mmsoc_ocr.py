@@ -18,7 +18,7 @@ Args:
     references: the text in each image.
     ids: optional item ids ``dataset/item``; when given, the metrics are the mean over the datasets.
 Returns:
-    wer, cer, bleu1..bleu4, bleu1_sacrebleu..bleu4_sacrebleu, macro_f1, n.
+    wer, cer, bleu1..bleu4, bleu1_sacrebleu..bleu4_sacrebleu, token_f1, n.
 """
 _CITATION = "Jin et al. (2024). MM-Soc: Benchmarking Multimodal Large Language Models in Social Media Platforms."
 

@@ -106,15 +106,19 @@ class FusionProbe:
         """Features per video, reused while the items' videos are known (perturbations never change media)."""
         videos = {item.video for item in items}
         if self._features is None or not videos <= self._videos:
-            self._features = self.scorer.features(items, self.media_root, self.cache)
+            self._features = self._trained.features(items, self.media_root, self.cache)
             self._videos = videos
         return self._features
 
-    def score(self, items: Sequence[MCQAItem]) -> list[np.ndarray]:
+    @property
+    def _trained(self) -> FusionScorer:
         if self.scorer is None:
             raise RuntimeError("call fit before score")
-        return self.scorer.score(items, self._media(items))
+        return self.scorer
+
+    def score(self, items: Sequence[MCQAItem]) -> list[np.ndarray]:
+        return self._trained.score(items, self._media(items))
 
     def option_features(self, items: Sequence[MCQAItem]) -> np.ndarray:
         """The model's pooled representation of every option (items x options flattened)."""
-        return self.scorer.embed(items, self._media(items), self.batch_size)
+        return self._trained.embed(items, self._media(items), self.batch_size)

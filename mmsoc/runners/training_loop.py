@@ -1,6 +1,6 @@
 """The one training loop of mmsoc, and training state that loads without running code.
 
-Used by LoRA fine-tuning (``runners/finetune/train.py``) and the text-baseline classifier
+Used by LoRA fine-tuning (``runners/finetune/lora_training.py``) and the text-baseline classifier
 (``models/text_classifier.py``). A trainer supplies its items, how to batch them and how to compute
 the loss; the loop does epochs, seeded order, micro-batches with gradient accumulation, clipping,
 an optional LR scheduler, callbacks and resuming::
@@ -134,9 +134,9 @@ def _micro_batches(
 
     # The loader's own generator keeps starting an epoch from drawing on the global RNG (dropout).
     loader: Any = DataLoader(
-        items,
+        items,  # type: ignore[arg-type]  # any sequence
         batch_size=size,
-        collate_fn=collate,  # type: ignore[arg-type]  # any sequence
+        collate_fn=collate,
         generator=torch.Generator().manual_seed(epoch),
     )
     if accelerator is not None:

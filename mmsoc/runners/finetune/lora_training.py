@@ -42,8 +42,8 @@ from mmsoc.models.families import Family
 from mmsoc.models.prompting import format_prompt
 from mmsoc.runners.finetune.collate import TrainCollator
 from mmsoc.runners.finetune.data import TrainItem
-from mmsoc.runners.finetune.lora import ATTENTION, lora_targets
-from mmsoc.runners.training import (
+from mmsoc.runners.finetune.lora_targets import ATTENTION, lora_targets
+from mmsoc.runners.training_loop import (
     LoopSettings,
     LoopState,
     load_rng,
@@ -64,7 +64,7 @@ CHECKPOINT_FORMAT = "mmsoc-checkpoint-v1"
 
 @dataclass(frozen=True)
 class LoraSettings:
-    """LoRA shape and where it goes: inside the language model only (``mmsoc.runners.finetune.lora``),
+    """LoRA shape and where it goes: inside the language model only (``mmsoc.runners.finetune.lora_targets``),
     on the linear layers named ``target_modules`` (``lm_head`` included when named; ``attention``: the
     architecture's attention projections, whatever it calls them); ``mlp`` adds its MLP projections."""
 

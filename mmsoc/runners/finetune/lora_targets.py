@@ -46,7 +46,7 @@ class LanguageModel:
     """Where the language model sits in the model (``prefix``), its class, and its linear layers."""
 
     prefix: str
-    kind: str
+    class_name: str
     layers: tuple[Linear, ...]
 
     def leaves(self) -> list[str]:
@@ -54,7 +54,7 @@ class LanguageModel:
         return sorted({layer.leaf for layer in self.layers})
 
     def where(self) -> str:
-        return f"{self.kind} at {self.prefix or 'the top'}"
+        return f"{self.class_name} at {self.prefix or 'the top'}"
 
 
 def _root(model: Any) -> Any:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from desiq.inputs import InputSetting
-from desiq.perturb import perturb
+from desiq.perturbation_schemes import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS, Perturbation
 from desiq.probes import ProbeBackend
 from desiq.records import PAIRS, MCQAItem, configs, in_config, option_count
@@ -136,9 +136,7 @@ def correct(scores: Sequence[np.ndarray], items: Sequence[MCQAItem], config: str
     correct option scores strictly higher than the other."""
     if config != PAIRS:
         return np.array([int(np.argmax(s)) == item.answer_idx for s, item in zip(scores, items)])
-    return np.array(
-        [bool(np.all(np.delete(s, item.answer_idx) < s[item.answer_idx])) for s, item in zip(scores, items)]
-    )
+    return np.array([bool(np.all(s[list(item.incorrect_idx)] < s[item.answer_idx])) for s, item in zip(scores, items)])
 
 
 def score_cell(

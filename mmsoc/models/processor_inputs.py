@@ -29,7 +29,7 @@ SAMPLE_RATE = 16000
 
 
 class CannotRead(ValueError):
-    """A request carries a kind of media the model cannot take."""
+    """A request carries a medium the model cannot take."""
 
 
 @dataclass
