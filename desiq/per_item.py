@@ -24,7 +24,7 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -43,6 +43,26 @@ STEP = 0.05
 """The share of the questions left that each retraining step flags (``refine``)."""
 MAX_STEPS = 60
 PER_ITEM = "per_item.jsonl"
+
+
+class AccuracyCheck(TypedDict):
+    """A probe's accuracy on some items against chance (``accuracy_entry``)."""
+
+    inputs: str
+    accuracy: float
+    chance: float
+    n: int
+    videos: int
+    ci95: list[float]
+    verdict: str
+
+
+class Retrained(TypedDict, total=False):
+    """What the retrained probes found (``refine``): the filtering steps taken and the last check per input
+    setting; empty where no probe was retrained."""
+
+    steps: int
+    checks: dict[str, AccuracyCheck]
 
 
 def fold_indices(items: Sequence[MCQAItem], folds: int = FOLDS) -> list[np.ndarray]:
@@ -89,7 +109,7 @@ def hits(scores: Sequence[np.ndarray], items: Sequence[MCQAItem]) -> np.ndarray:
     return np.array([int(np.argmax(s)) == item.answer_idx for s, item in zip(scores, items)], dtype=bool)
 
 
-def accuracy_entry(correct: np.ndarray, items: Sequence[MCQAItem], inputs: str, seed: int = 0) -> dict[str, Any]:
+def accuracy_entry(correct: np.ndarray, items: Sequence[MCQAItem], inputs: str, seed: int = 0) -> AccuracyCheck:
     """Accuracy, chance, n, videos, a 95% interval that resamples videos, and its verdict against chance."""
     videos = [item.video for item in items]
     chance = float(np.mean([1 / len(item.options) for item in items]))
@@ -107,7 +127,7 @@ def accuracy_entry(correct: np.ndarray, items: Sequence[MCQAItem], inputs: str, 
 
 def cross_fitted_accuracy(
     backend: ProbeBackend, items: Sequence[MCQAItem], inputs: str, seed: int = 0, folds: int = FOLDS
-) -> dict[str, Any]:
+) -> AccuracyCheck:
     """A probe retrained and tested on ``items`` alone, cross-fitted by video (``accuracy_entry``)."""
     return accuracy_entry(hits(cross_fit(backend, items, inputs, seed, folds), items), items, inputs, seed)
 
@@ -154,7 +174,7 @@ def refine(
     seed: int = 0,
     folds: int = FOLDS,
     progress: bool = False,
-) -> dict[str, Any]:
+) -> Retrained:
     """Retrain the blind probes on the questions no one answers, cross-fitted by video; while one of them
     is above chance, flag the ``STEP`` share that those above chance answer most surely (highest softmax of
     the correct option) and retrain (adversarial filtering, as AFLite). Returns the last checks and steps.
@@ -166,7 +186,7 @@ def refine(
     from scipy.special import softmax
 
     left = [k for k, row in enumerate(rows) if not row["blind_solvable"]]
-    checks: dict[str, Any] = {}
+    checks: dict[str, AccuracyCheck] = {}
     for step in range(1, MAX_STEPS + 1):
         subset = [items[k] for k in left]
         if len({item.video for item in subset}) < 2:
@@ -200,7 +220,7 @@ def per_item_rows(
     seed: int = 0,
     folds: int = FOLDS,
     progress: bool = False,
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], Retrained]:
     """The rows of ``per_item.jsonl`` (one per labelled item) and what the retrained probes found on the
     questions left (``refine``; nothing without ``backend``: the shortcuts only); ``progress``: each fold
     of each cross-fitting as a step on stderr."""
@@ -219,7 +239,7 @@ def per_item_rows(
     return rows, refine(rows, items, backend, name, seed, folds, progress)
 
 
-def summary(rows: Sequence[dict[str, Any]], retrained: dict[str, Any], folds: int = FOLDS) -> dict[str, Any]:
+def summary(rows: Sequence[dict[str, Any]], retrained: Retrained, folds: int = FOLDS) -> dict[str, Any]:
     """How many questions each solver answers, how many at least one does, and the retrained probes'
     last check on the questions none answers."""
     solvers = dict.fromkeys(name for row in rows for name in row["predictions"])
@@ -239,7 +259,7 @@ def summary(rows: Sequence[dict[str, Any]], retrained: dict[str, Any], folds: in
     }
 
 
-def _check_line(check: dict[str, Any]) -> str:
+def _check_line(check: AccuracyCheck) -> str:
     low, high = check["ci95"]
     return (
         f"| {check['inputs']} | {100 * check['accuracy']:.1f} [{100 * low:.1f}, {100 * high:.1f}] | "
@@ -278,7 +298,7 @@ def summary_markdown(info: dict[str, Any]) -> str:
 
 
 def write_per_item(
-    rows: Sequence[dict[str, Any]], retrained: dict[str, Any], out_dir: Path, folds: int = FOLDS
+    rows: Sequence[dict[str, Any]], retrained: Retrained, out_dir: Path, folds: int = FOLDS
 ) -> dict[str, Any]:
     """Write ``per_item.jsonl`` and add its summary to the probe's ``probe.json`` (key ``per_item``) and
     ``probe.md`` (a section), which must already be there."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +38,9 @@ from desiq.splits import build_split
 from mmsoc.core.progress import steps
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
 from mmsoc.metrics.verdict import CHANCE_WORDS, MIN_CLUSTERS, SAME, enough, interval_verdict
+
+if TYPE_CHECKING:
+    from desiq.probes.heuristics import HeuristicRow
 
 ORIGINAL = "original"
 CONFIGS = ("A4", "A2")
@@ -97,7 +100,7 @@ class ProbeReport:
     configs: tuple[str, ...] = CONFIGS
     """The configurations of the rows: all options first (``AK``), then ``A2``."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         head = {k: v for k, v in asdict(self).items() if k != "results"}
         head["configs"] = list(self.configs)
         return {**head, "results": [row_json(r) for r in self.results]}
@@ -108,7 +111,7 @@ class ProbeReport:
         return next(r for r in self.results if (r.perturbation, r.config, r.data) == (perturbation, config, data))
 
 
-def row_json(row: Any) -> dict[str, Any]:
+def row_json(row: ProbeRow | HeuristicRow) -> dict[str, object]:
     """A row (a probe's or a shortcut's) as ``probe.json`` holds it: no interval where there are too few
     videos to draw one."""
     ci95 = list(row.ci95) if enough(row.videos, row.min_videos) else None

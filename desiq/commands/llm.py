@@ -12,6 +12,23 @@ from desiq.commands.options import Data, Fields, Format, MediaRoot, Schema, Spli
 from desiq.llm.answers import PARSE_RULES
 from desiq.llm.prompts import DEFAULT_PROMPT
 from mmsoc.commands import options as flags
+from mmsoc.commands.finetune_options import (
+    Explanations,
+    LearningRate,
+    LoraAlpha,
+    LoraDropout,
+    LoraMlp,
+    LoraRank,
+    MaxSteps,
+    MaxTargetTokens,
+    MicroBatchSize,
+    Precision,
+    Resume,
+    SaveEvery,
+    TargetModules,
+    WarmupRatio,
+    WeightDecay,
+)
 from mmsoc.core.cli import commands, note
 from mmsoc.core.options import Adapter, Device, Limit, MinClusters, Progress, Seed, option
 from mmsoc.metrics.verdict import MIN_CLUSTERS
@@ -264,28 +281,6 @@ def table_command(
     typer.echo(text)
 
 
-Explanations = Annotated[
-    Path | None,
-    option(
-        "--explanations",
-        help="Teacher explanations (JSONL of id, "
-        "explanation; or an `mmsoc explain` run folder): targets "
-        "become 'ANSWER Explanation: ...'.",
-    ),
-]
-MicroBatchSize = Annotated[
-    int, option("--micro-batch-size", min=1, help="Examples per forward pass; gradients accumulate up to --batch-size.")
-]
-TargetModules = Annotated[
-    str,
-    option(
-        "--target-modules",
-        help="'attention' (the language model's attention projections, by the names its architecture uses) "
-        "or comma-separated names of language-model linear layers to adapt (lm_head included when named).",
-    ),
-]
-
-
 @app.command("finetune")
 def finetune_command(
     model: Annotated[str, option("--model", help="Hub id or folder (or hf:ID) of the base model.")],
@@ -298,20 +293,20 @@ def finetune_command(
     epochs: Annotated[int, option("--epochs", min=1, help="Passes over the training questions.")] = 1,
     batch_size: Annotated[int, option("--batch-size", min=1, help="Examples per optimizer step.")] = 16,
     micro_batch_size: MicroBatchSize = 4,
-    learning_rate: Annotated[float, option("--lr", min=0.0, help="Peak learning rate.")] = 2e-4,
-    warmup_ratio: Annotated[float, option("--warmup-ratio", min=0.0, max=1.0)] = 0.03,
-    weight_decay: Annotated[float, option("--weight-decay", min=0.0)] = 0.0,
-    max_steps: Annotated[int | None, option("--max-steps", min=1)] = None,
-    save_every: Annotated[int, option("--save-every", min=0, help="Checkpoint every N steps.")] = 0,
-    resume: Annotated[bool, option("--resume", help="Continue from the newest checkpoint in --out.")] = False,
+    learning_rate: LearningRate = 2e-4,
+    warmup_ratio: WarmupRatio = 0.03,
+    weight_decay: WeightDecay = 0.0,
+    max_steps: MaxSteps = None,
+    save_every: SaveEvery = 0,
+    resume: Resume = False,
     seed: Seed = 0,
-    precision: Annotated[str, option("--precision", help="auto, bf16 or no.")] = "auto",
-    rank: Annotated[int, option("--lora-rank", min=1)] = 8,
-    alpha: Annotated[int, option("--lora-alpha", min=1)] = 16,
-    dropout: Annotated[float, option("--lora-dropout", min=0.0, max=1.0)] = 0.05,
+    precision: Precision = "auto",
+    rank: LoraRank = 8,
+    alpha: LoraAlpha = 16,
+    dropout: LoraDropout = 0.05,
     target_modules: TargetModules = "attention",
-    lora_mlp: Annotated[bool, option("--lora-mlp", help="Adapt the language model's MLP projections too.")] = False,
-    max_target_tokens: Annotated[int, option("--max-target-tokens", min=2)] = 256,
+    lora_mlp: LoraMlp = False,
+    max_target_tokens: MaxTargetTokens = 256,
     prompt: Prompt = DEFAULT_PROMPT,
     prompts_file: PromptsFile = None,
     num_frames: NumFrames = 8,

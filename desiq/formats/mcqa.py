@@ -37,7 +37,7 @@ from collections import Counter
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from desiq.formats import MCQAFormat, MCQAReading, correct_option_markers, first_json_row, known_markers
 from desiq.formats.mcqa_fields import TABLES, Layout, Mapping, container_of, guess_mapping, table_rows
@@ -63,7 +63,7 @@ def _text(row: dict[str, Any], column: str, path: Path, line: int, required: boo
     return str(value)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     return repr(value) if isinstance(value, float) else type(value).__name__
 
 
@@ -104,7 +104,7 @@ class _Row:
     qid: str
     question: str
     options: list[str]
-    answer: Any
+    answer: int | str | None
     group: str
     context: str
     media: str
@@ -141,7 +141,7 @@ def _row(obj: dict[str, Any], position: int, mapping: Mapping, path: Path, line:
     )
 
 
-def _is_index(value: Any) -> bool:
+def _is_index(value: object) -> TypeGuard[int | str]:
     return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, str) and value.isdigit())
 
 

@@ -48,7 +48,7 @@ class Mapping:
     @classmethod
     def parse(cls, text: str, where: str = "--fields") -> Mapping:
         """``key=COL,...`` (options ``COL|COL|...``); a UsageError naming a bad key."""
-        given: dict[str, Any] = {}
+        given: dict[str, str | list[str]] = {}
         for part in filter(None, (p.strip() for p in text.split(","))):
             key, sep, value = part.partition("=")
             if not sep or not value.strip():

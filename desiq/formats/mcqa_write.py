@@ -107,7 +107,7 @@ def _row_of(item: MCQAItem, layout: Layout, mapping: Mapping) -> dict[str, Any]:
     return row
 
 
-def _kept(old: Any, new: str) -> Any:
+def _kept(old: object, new: str) -> object:
     """The old cell where it reads as the new value (its type kept, an absent cell left absent), else the new value."""
     return old if (old is None and new == "") or (old is not None and str(old) == new) else new
 
@@ -126,7 +126,7 @@ def _put_options(row: dict[str, Any], base: dict[str, Any], columns: tuple[str, 
         row[columns[0]] = list(options)
 
 
-def _answer_cell(item: MCQAItem, rule: tuple[str, int], old: Any) -> Any:
+def _answer_cell(item: MCQAItem, rule: tuple[str, int], old: object) -> str | int:
     """The answer in the input's style: a letter (the old cell's case), an index (its type), or the text."""
     encoding, base = rule
     assert item.answer_idx is not None
@@ -167,7 +167,7 @@ def _write_rows(path: Path, container: str, rows: list[dict[str, Any]], columns:
         write_jsonl(path, rows)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, (list, dict)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from desiq.fusion import model as ours
 from desiq.fusion import paper
@@ -19,6 +19,9 @@ from mmsoc.core.io import UsageError
 
 if TYPE_CHECKING:
     from torch import nn
+
+Loaded = TypeVar("Loaded")
+"""What a ``pretrained`` loader returns (a model, a tokenizer, ...)."""
 
 ROLES = {
     "backbone": ("T5 backbone", "pass --backbone FOLDER (a T5 checkpoint and tokenizer)"),
@@ -44,7 +47,7 @@ def _text_model(config: FusionConfig) -> str:
     return config.text_encoder
 
 
-def pretrained(part: str, name: str, load: Callable[[str], Any]) -> Any:
+def pretrained(part: str, name: str, load: Callable[[str], Loaded]) -> Loaded:
     """``load(name)``, or a UsageError naming the model and the flag that replaces it: weights that cannot be
     fetched offline as every command says it (``mmsoc.media.weights``), any other failure with its reason."""
     from mmsoc.media.weights import hub_fetch, loading

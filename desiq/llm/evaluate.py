@@ -71,7 +71,7 @@ class EvalOptions:
         return self.model.media
 
 
-def model_media(model: str, media: MediaSettings) -> tuple[frozenset[str], dict[str, Any], int | None]:
+def model_media(model: str, media: MediaSettings) -> tuple[frozenset[str], dict[str, object], int | None]:
     """What a model reads, how it takes video (for the run's configuration) and the frames its family
     always reads (None: the run's), from its files alone (no weights are loaded)."""
     from mmsoc.models.registry import BACKENDS, DEFAULT_BACKEND, resolve
@@ -83,7 +83,7 @@ def model_media(model: str, media: MediaSettings) -> tuple[frozenset[str], dict[
 
     recipe = describe(arg, media.video_as)
     fixed = recipe.num_frames
-    how = {
+    how: dict[str, object] = {
         "video_input": recipe.video,
         "num_frames": fixed or (None if media.fps else media.num_frames),
         "fps": None if fixed else media.fps,
@@ -191,7 +191,7 @@ def _identity(
     setting: InputSetting,
     conditions: Sequence[str],
     prompt_version: str,
-    media: dict[str, Any],
+    media: dict[str, object],
     settings: GenerationSettings,
 ) -> dict[str, Any]:
     """The run's identity (config.json): a rerun with another one is refused."""
@@ -228,7 +228,7 @@ def _reports(
     setting: InputSetting,
     conditions: Sequence[str],
     prompt_version: str,
-    media: dict[str, Any],
+    media: dict[str, object],
     labelled: bool,
 ) -> dict[str, Any]:
     """metrics.json, table.md and, for unlabelled questions asked as they are, submission.jsonl; returns the

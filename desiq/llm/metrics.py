@@ -98,7 +98,7 @@ def condition_result(
     return {"condition": condition, "config": config, **scores(data, seed, min_videos)}
 
 
-def positions(rows: Sequence[dict], labelled: bool) -> dict[str, Any]:
+def positions(rows: Sequence[dict], labelled: bool) -> dict[str, list[int] | None]:
     """Chosen and gold positions over A4 rows (chosen only where an option was read)."""
     width = max((len(r["options"]) for r in rows), default=4)
     chosen, gold = [0] * width, [0] * width
@@ -165,7 +165,7 @@ def verdict(entry: dict[str, Any], key: str = "ci95", min_videos: int = MIN_CLUS
     return interval_verdict(interval[0], interval[1], entry["chance"], entry.get("videos"), "videos", min_videos)
 
 
-def context_totals(rows: Sequence[dict]) -> dict[str, Any]:
+def context_totals(rows: Sequence[dict]) -> dict[str, int | None]:
     """How the run fitted its questions to the model's context (rows the model counted)."""
     counted = [row for row in rows if row.get("prompt_tokens") is not None]
     return {

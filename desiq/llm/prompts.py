@@ -65,7 +65,7 @@ class PromptSpec:
         """How each option is written as the answer (the scored continuation, the fine-tuning target)."""
         return [self.answer.format(label=label, text=option) for label, option in zip(self.labels, options)]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, str | list[str]]:
         out = asdict(self)
         out["labels"] = list(self.labels)
         return out

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from desiq.data import item_media_path, media_path
 from desiq.inputs import InputSetting
@@ -51,7 +50,7 @@ class RequestBuilder:
         self._transcript_tokens: dict[str, int] = {}
 
     @property
-    def plan(self) -> dict[str, Any]:
+    def plan(self) -> dict[str, bool | str | None]:
         """How each medium of the setting reaches the model (recorded in the run's configuration)."""
         audio = None if "audio" not in self.setting.media else "audio" if self.hears else "transcript"
         return {"transcript": self.wants_transcript, "video": "video" in self.setting.media, "audio": audio}

@@ -22,8 +22,8 @@ from desiq.llm.requests import Built, RequestBuilder
 from mmsoc.core.io import JsonlAppender, UsageError
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.media.base import MediaError
-from mmsoc.models.base import Audio, GenerationSettings, Model, Video
-from mmsoc.models.budget import OverContext
+from mmsoc.models.base import Audio, GenerationSettings, Model, Request, Video
+from mmsoc.models.budget import Fitted, Make, OverContext
 
 KEY_FIELDS = ("id", "condition", "rotation")
 GROWABLE = ("limit",)
@@ -140,7 +140,7 @@ class Answerer:
 
 
 def fit_asked(
-    counter: Any,
+    counter: object,
     builder: RequestBuilder,
     batch: Sequence[Asked],
     masks: Sequence[Sequence[str]],
@@ -162,8 +162,8 @@ def fit_asked(
     for videos, members in groups.items():
         frames = counter.frames_sampled(videos[0]) if videos else None  # type: ignore[attr-defined]
 
-        def maker(i: int) -> Any:
-            def make(kept: int | None, tokens: int | None) -> tuple[Any, int]:
+        def maker(i: int) -> Make:
+            def make(kept: int | None, tokens: int | None) -> tuple[Request, int]:
                 b = builder.build(batch[i], masks[i], kept, tokens, counter.text_tokens)
                 return b.request, builder.transcript_length(batch[i], counter.text_tokens)
 
@@ -184,7 +184,7 @@ def fit_asked(
     return out
 
 
-def _fitted(built: Built, fit: Any) -> Built:
+def _fitted(built: Built, fit: Fitted) -> Built:
     return replace(
         built,
         request=fit.request,

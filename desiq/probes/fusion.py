@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from desiq.probes import ProbeEntry, ProbeOptions
+from desiq.probes import ProbeBackend, ProbeEntry, ProbeOptions
 
 
-def _build(options: ProbeOptions) -> Any:
+def _build(options: ProbeOptions) -> ProbeBackend:
     from desiq.fusion.fusion_probe import FusionProbe
 
     return FusionProbe(

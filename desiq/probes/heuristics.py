@@ -20,7 +20,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -110,7 +109,7 @@ class HeuristicReport:
     configs: tuple[str, ...] = CONFIGS
     """All options (``AK``) first, then ``A2``."""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         head = {"probe": self.probe, "eval": self.eval, "n_eval": self.n_eval, "seed": self.seed}
         head["configs"] = list(self.configs)
         return {**head, "results": [row_json(r) for r in self.results]}

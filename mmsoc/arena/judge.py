@@ -102,7 +102,7 @@ def request(battle: Battle, order: str, prompt: JudgePrompt, modalities: frozens
 @dataclass(frozen=True)
 class JudgeOutcome:
     votes: list[Battle]
-    problems: list[dict[str, Any]]
+    problems: list[dict[str, str]]
     summary: dict[str, Any]
 
 
@@ -124,7 +124,7 @@ def judge_battles(
         folder.repair()
         done = folder.done()
         todo = [(b, o) for b in battles for o in ORDERS if (b.id, o, b.digest) not in done]
-        problems: list[dict[str, Any]] = []
+        problems: list[dict[str, str]] = []
         model = make_model() if todo else None  # a model that fails to load leaves the folder unclaimed
         folder.claim(config)
         if model is not None:
@@ -208,7 +208,7 @@ def _generate(
     prompt: JudgePrompt,
     modalities: frozenset[str],
     settings: GenerationSettings,
-    problems: list[dict[str, Any]],
+    problems: list[dict[str, str]],
 ) -> list[tuple[tuple[Battle, str], str]]:
     """Answers for a batch; a batch that fails on bad input is retried one by one and failures recorded."""
     try:

@@ -14,13 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mmsoc.arena.media import data_root, relative_media
 from mmsoc.arena.records import Battle
 from mmsoc.core.io import InputError, UsageError
 from mmsoc.core.runfolder import CONFIG, RunFolder
 from mmsoc.tasks import get_task, kind_of
+
+if TYPE_CHECKING:
+    from mmsoc.core.records import Example
 
 ItemKey = tuple[str, str]
 
@@ -143,7 +146,7 @@ def make_battles(
     return battles, notes
 
 
-def _battle(first: RunResponses, second: RunResponses, key: ItemKey, example: Any, seed: int) -> Battle:
+def _battle(first: RunResponses, second: RunResponses, key: ItemKey, example: Example | None, seed: int) -> Battle:
     task, item = key
     bid = battle_id(task, item, first.name, second.name)
     swapped = random.Random(f"{seed}\x00{bid}").random() < 0.5
@@ -166,7 +169,7 @@ def _battle(first: RunResponses, second: RunResponses, key: ItemKey, example: An
     )
 
 
-def _items(run: RunResponses, tasks: Sequence[str]) -> tuple[dict[ItemKey, Any], list[str]]:
+def _items(run: RunResponses, tasks: Sequence[str]) -> tuple[dict[ItemKey, Example], list[str]]:
     """The examples behind the items (for the question, the item's text and its media), and what failed."""
     from mmsoc.core.cli import error_message
     from mmsoc.tasks.data import load_examples
@@ -185,7 +188,7 @@ def _items(run: RunResponses, tasks: Sequence[str]) -> tuple[dict[ItemKey, Any],
     return out, notes
 
 
-def _content(run: RunResponses, task: str, example: Any) -> tuple[str, str, tuple[str, ...]]:
+def _content(run: RunResponses, task: str, example: Example | None) -> tuple[str, str, tuple[str, ...]]:
     """(question, item text, media relative to the data root) of an item."""
     try:
         spec = get_task(task)

@@ -124,7 +124,7 @@ def parse_battle(obj: dict[str, Any], path: str | os.PathLike, line: int | None 
     return Battle(**values, position_seed=seed, swapped=swapped, meta=meta, votes=votes)
 
 
-def _string(value: Any, fail, name: str, empty: bool = False) -> str:
+def _string(value: object, fail, name: str, empty: bool = False) -> str:
     if not isinstance(value, str):
         raise fail(f"expected a string, got {type(value).__name__}", name)
     if not empty and not value.strip():
@@ -132,7 +132,7 @@ def _string(value: Any, fail, name: str, empty: bool = False) -> str:
     return value
 
 
-def _media(value: Any, fail) -> tuple[str, ...]:
+def _media(value: object, fail) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise fail("expected a list of paths relative to the data root", "media")
     for k, entry in enumerate(value):
@@ -144,7 +144,7 @@ def _media(value: Any, fail) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _votes(value: Any, fail) -> tuple[Vote, ...]:
+def _votes(value: object, fail) -> tuple[Vote, ...]:
     if not isinstance(value, list):
         raise fail("expected a list of votes", "votes")
     votes, seen = [], set()

@@ -196,13 +196,13 @@ def _finite(obj: Any) -> Any:
     return json_safe(obj)
 
 
-def _fmt(value: Any, digits: int = 1) -> str:
+def _fmt(value: object, digits: int = 1) -> str:
     if value is None or (isinstance(value, float) and not np.isfinite(value)):
         return "\u2014"
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
-def _pct(value: Any) -> str:
+def _pct(value: float | None) -> str:
     return "\u2014" if value is None else f"{100 * value:.2f}%"
 
 

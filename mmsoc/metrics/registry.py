@@ -17,7 +17,15 @@ from importlib import metadata
 from typing import Any
 
 from mmsoc.core.registry import Registry, unknown_message
+from mmsoc.metrics.inputs import LabelInput, MCQAInput, TagInput, TextInput
 from mmsoc.metrics.stats import ItemStat
+from mmsoc.metrics.suite_inputs import ChoiceInput, NumberInput, SpanInput, TagSequenceInput, TopKInput
+
+MetricInput = (
+    LabelInput | TagInput | TextInput | MCQAInput | ChoiceInput | NumberInput | SpanInput | TagSequenceInput | TopKInput
+)
+"""What a task kind hands its metric groups: one record of :mod:`mmsoc.metrics.inputs` or
+:mod:`mmsoc.metrics.suite_inputs`."""
 
 GroupResult = tuple[dict[str, ItemStat], dict[str, object]]
 """Per-item statistics by metric key, and notes on how they were computed (e.g. the model used; for ``mcqa``,
@@ -126,7 +134,7 @@ def metric_help() -> str:
     return f"Metric keys: {', '.join(keys)} (`mmsoc list metrics` says which task kinds report each)."
 
 
-def run_groups(kind: str, data: Any, fast: bool = False) -> GroupResult:
+def run_groups(kind: str, data: MetricInput, fast: bool = False) -> GroupResult:
     """Every group of ``kind`` on ``data``: merged statistics and notes."""
     stats: dict[str, ItemStat] = {}
     info: dict[str, object] = {}

@@ -4,7 +4,6 @@ and arena ratings: every verdict here is derived from the numbers (intervals, te
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from mmsoc.metrics.verdict import MIN_CLUSTERS, enough, interval_verdict
 from mmsoc.report.sources import ArenaRatings, DesiqRun, Sources
@@ -14,7 +13,7 @@ DESIQ_HEADLINE = "original"
 ALPHA = 0.05
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

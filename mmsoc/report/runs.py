@@ -25,9 +25,9 @@ class RunRow:
 
     id: str
     seed: int
-    parsed: Any
+    parsed: object
     valid: bool
-    reference: Any
+    reference: object
     strict_valid: bool | None = None
     """Whether the response followed the requested format exactly (None when the log does not say)."""
 

@@ -104,7 +104,7 @@ def _read_object(path: Path) -> dict[str, Any]:
     return data
 
 
-def _number(value: Any, source: Path, name: str, optional: bool = False) -> float | None:
+def _number(value: object, source: Path, name: str, optional: bool = False) -> float | None:
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -119,7 +119,7 @@ def _text(data: dict, key: str, source: Path, where: str = "") -> str:
     return value
 
 
-def _counts(value: Any, source: Path, name: str) -> list[int]:
+def _counts(value: object, source: Path, name: str) -> list[int]:
     if (
         not isinstance(value, list)
         or not value

@@ -9,7 +9,7 @@ narrow. The intervals are the ones the run already wrote (``ci95`` of ``metrics.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ def print_eval_summary(metrics: dict[str, dict[str, Any]], console: Console | No
     print_whole(EVAL_HEADERS, eval_summary_rows(metrics), console)
 
 
-def values_line(metrics: dict[str, Any], intervals: dict[str, Sequence[float | None]] | None = None) -> str:
+def values_line(metrics: Mapping[str, object], intervals: dict[str, Sequence[float | None]] | None = None) -> str:
     """``key=value`` for each metric, its 95% interval beside it where ``intervals`` has one (``mmsoc score``:
     the ``intervals.values`` of score_info.json)."""
     parts = []

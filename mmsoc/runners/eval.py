@@ -58,13 +58,13 @@ def resolve_prompts(
 
 def plan(
     config: RunConfig, prompts: dict[str, tuple[str, str]], limit: int | None = None
-) -> tuple[list[WorkItem], list[dict[str, Any]]]:
+) -> tuple[list[WorkItem], list[dict[str, str]]]:
     """All work in the canonical order (task, then seed, then example) plus load problems."""
     from mmsoc.tasks import get_task, kind_of
     from mmsoc.tasks.data import LoadOptions, load_examples
 
     work: list[WorkItem] = []
-    problems: list[dict[str, Any]] = []
+    problems: list[dict[str, str]] = []
     for task in config.tasks:
         spec = get_task(task)
         kind = kind_of(spec)
@@ -113,7 +113,7 @@ def _answers(
     items: Sequence[WorkItem],
     sizer: BatchSizer,
     settings: GenerationSettings,
-    problems: list[dict[str, Any]],
+    problems: list[dict[str, str]],
 ) -> Iterator[tuple[int, list[tuple[WorkItem, str]]]]:
     """(items asked, their (item, response) pairs), batch by batch, in batches of ``sizer``'s size; a model
     that ``prepare``s gets batch k+1 prepared on a background thread while batch k generates."""
@@ -139,7 +139,7 @@ def _sized(
     batch: Sequence[WorkItem],
     sizer: BatchSizer,
     settings: GenerationSettings,
-    problems: list[dict[str, Any]],
+    problems: list[dict[str, str]],
     prepared: Future | None = None,
 ) -> list[tuple[WorkItem, str]]:
     """The batch's responses; split into smaller calls (which prepare their own inputs) when
@@ -153,7 +153,7 @@ def _generate(
     model: Model,
     batch: Sequence[WorkItem],
     settings: GenerationSettings,
-    problems: list[dict[str, Any]],
+    problems: list[dict[str, str]],
     prepared: Future | None = None,
 ) -> list[tuple[WorkItem, str]]:
     """Responses for a batch; if the batch fails on bad input, retry item by item and record failures."""
@@ -170,7 +170,7 @@ def _generate(
         return [pair for w in batch for pair in _generate(model, [w], settings, problems)]
 
 
-def make_row(item: WorkItem, raw: str, prompt: str | None = None) -> dict[str, Any]:
+def make_row(item: WorkItem, raw: str, prompt: str | None = None) -> dict[str, object]:
     """The logged prediction: lenient parse (scored) and strict parse validity side by side; the prompt's
     tokens (and the text tokens cut to fit) where the model counts them, the prompt itself when given."""
     from mmsoc.tasks import parse_response
@@ -197,7 +197,7 @@ def make_row(item: WorkItem, raw: str, prompt: str | None = None) -> dict[str, A
     }
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> object:
     return list(value) if isinstance(value, (tuple, set, frozenset)) else value
 
 
@@ -260,7 +260,7 @@ def _run(
     config: RunConfig,
     folder: RunFolder,
     work: list[WorkItem],
-    problems: list[dict[str, Any]],
+    problems: list[dict[str, str]],
     make_model: Callable[[], Model],
     sizer: BatchSizer,
     progress: bool,
@@ -336,7 +336,7 @@ def _run(
     return metrics
 
 
-def _askable(work: list[WorkItem], problems: list[dict[str, Any]], modalities: frozenset[str]) -> list[WorkItem]:
+def _askable(work: list[WorkItem], problems: list[dict[str, str]], modalities: frozenset[str]) -> list[WorkItem]:
     """The items a model that reads ``modalities`` is asked: for one that reads images, those with an image or
     asked with text alone, the others noted in ``problems`` as skipped."""
     if "image" not in modalities:

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mmsoc.core.records import Example
 from mmsoc.models.base import Model, Request
+
+if TYPE_CHECKING:
+    from mmsoc.models.budget import Counts
+    from mmsoc.runners.eval import WorkItem
 
 
 @dataclass(frozen=True)
@@ -22,7 +26,7 @@ class Fit:
     text_tokens_dropped: int = 0
 
 
-def counter_of(model: Any) -> Any:
+def counter_of(model: object) -> Counts | None:
     """The input side of a model that counts tokens against a known context (else None)."""
     from mmsoc.models.budget import Counts
 
@@ -69,7 +73,9 @@ def _most_words(fits: Callable[[int], tuple[bool, int]], total: int) -> tuple[in
     return best
 
 
-def fit_work(model: Model, items: Sequence[Any], reserve: int, policy: str) -> tuple[list[Any], list[dict]]:
+def fit_work(
+    model: Model, items: Sequence[WorkItem], reserve: int, policy: str
+) -> tuple[list[WorkItem], list[dict[str, str]]]:
     """(the work items fitted and counted, the problems of those that cannot fit); models that do not count
     tokens (servers, baselines) get the items unchanged."""
     inputs = counter_of(model)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mmsoc.metrics.datasets import dataset_rows, mean_over_datasets
@@ -26,8 +26,8 @@ def parse_response(task_id: str, raw: str, mode: str = "lenient") -> Parsed:
 
 def score_task_detailed(
     task_id: str,
-    predictions: Sequence[Any],
-    references: Sequence[Any],
+    predictions: Sequence[object],
+    references: Sequence[object],
     *,
     text_encoder: str | None = None,
     fast: bool = False,
@@ -44,8 +44,8 @@ def score_task_detailed(
 
 def score_task(
     task_id: str,
-    predictions: Sequence[Any],
-    references: Sequence[Any],
+    predictions: Sequence[object],
+    references: Sequence[object],
     *,
     text_encoder: str | None = None,
     fast: bool = False,
@@ -56,8 +56,8 @@ def score_task(
 
 def score_task_averaged(
     task_id: str,
-    predictions: Sequence[Any],
-    references: Sequence[Any],
+    predictions: Sequence[object],
+    references: Sequence[object],
     ids: Sequence[str] | None = None,
     *,
     text_encoder: str | None = None,
@@ -92,7 +92,7 @@ UNDEFINED = (
 )
 
 
-def undefined_metrics(metrics: dict[str, Any]) -> dict[str, str]:
+def undefined_metrics(metrics: Mapping[str, object]) -> dict[str, str]:
     """The metrics of ``metrics`` that are null (undefined), each with :data:`UNDEFINED` as the reason."""
     return {key: UNDEFINED for key, value in metrics.items() if value is None}
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 NAMES = ("mmsoc_classification", "mmsoc_tagging", "mmsoc_ocr", "mmsoc_generation")
 
@@ -31,8 +31,8 @@ def path(name: str) -> str:
 def score(
     task: str,
     kinds: Sequence[str],
-    predictions: Sequence[Any],
-    references: Sequence[Any],
+    predictions: Sequence[object],
+    references: Sequence[object],
     ids: Sequence[str] | None = None,
     text_encoder: str | None = None,
     fast: bool = False,

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mmsoc.core.records import Example
 from mmsoc.models.base import Request
 from mmsoc.runners.finetune.explanations import Explanation, find_explanation
 from mmsoc.tasks import get_task, kind_of
 from mmsoc.tasks.kinds.base import with_explanation
+
+if TYPE_CHECKING:
+    from mmsoc.models.budget import Counts
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,7 @@ def build_training_set(
     examples: Iterable[Example],
     prompts: Mapping[str, str],
     explanations: Mapping[tuple[str, str], Explanation] | None = None,
-    inputs: Any = None,
+    inputs: Counts | None = None,
 ) -> TrainingSet:
     """Pair each labelled example with its canonical answer (and teacher explanation, when a table
     is given). Items without a label or an image, or with a label outside the task's answer set, are

@@ -14,7 +14,6 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import asdict, replace
-from typing import Any
 
 import numpy as np
 
@@ -56,7 +55,7 @@ def run_self_improve(
     text_encoder: str | None = None,
     meta: dict | None = None,
     progress: bool = False,
-    problems: Sequence[dict[str, Any]] = (),
+    problems: Sequence[dict[str, str]] = (),
 ) -> dict:
     """Run ``rounds`` rounds over labelled ``examples`` of one task into the run folder ``out_dir``.
 
@@ -127,7 +126,7 @@ def run_self_improve(
 
 def _row(
     example: Example, request: Request, raw: str, seed: int, number: int, prompt_version: str, reference_text: str
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A prediction row as ``mmsoc eval`` writes it (so ``mmsoc report`` scores each round), plus the round,
     the prompt and the reference answer text the similarities compare against."""
     lenient = parse_response(example.task, raw, mode="lenient")
@@ -149,7 +148,7 @@ def _row(
     }
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> object:
     return list(value) if isinstance(value, (tuple, set, frozenset)) else value
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
@@ -20,10 +20,15 @@ from mmsoc.tasks.kinds.base import TaskKind, text_value
 from mmsoc.tasks.spec import TaskSpec
 
 if TYPE_CHECKING:
+    from mmsoc.metrics.registry import MetricInput
     from mmsoc.tasks.supertweeteval.sample import SampleDraw
 
 
-class SteKind(TaskKind):
+Reference = TypeVar("Reference")
+"""The type of a kind's checked references (what ``check_reference`` returns)."""
+
+
+class SteKind(TaskKind, Generic[Reference]):
     """A SuperTweetEval kind: besides the contract, how a row of the hub's files gives the reference
     (``gold_field``, ``read_gold``) and what the embedded sample's rows look like (``sample_row``)."""
 
@@ -44,27 +49,31 @@ class SteKind(TaskKind):
     def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
         return str(rng.choice(spec.labels)) if spec.labels else ""
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> Reference:
+        """The reference to score, or ValueError for one that cannot be scored."""
+        raise NotImplementedError
+
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> MetricInput:
         return self.checked_input(spec, predictions, [self.check_reference(spec, ref) for ref in references])
 
-    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[object], references: list[Reference]) -> MetricInput:
         """What the metric groups score, from the checked references; a None prediction (nothing read) is
         the script's reading of an unusable line."""
         raise NotImplementedError
 
-    def notes(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, object]:
+    def notes(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> dict[str, object]:
         unread = sum(p is None for p in predictions)
         notes: dict[str, object] = {"unread_predictions": unread}
         if unread and self.unread_rule:
             notes["unread_rule"] = f"{unread} of {len(predictions)} predictions unread: {self.unread_rule}"
         return notes
 
-    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> object:
         """The reference of one row, ``names`` being the class names (raises KeyError, IndexError, TypeError
         or ValueError on a malformed row)."""
         return text_value(row[self.gold_field])
 
-    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+    def sample_row(self, draw: SampleDraw) -> dict[str, object]:
         """One row of the embedded sample, in the hub's field names."""
         raise NotImplementedError
 
@@ -82,7 +91,7 @@ def ste_kind(spec: TaskSpec) -> SteKind:
     return kind
 
 
-def class_id(value: Any) -> int:
+def class_id(value: object) -> int:
     """A class id as the hub writes it (a number or its text), ValueError otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, str)) or int(value) < 0:
         raise ValueError(f"expected a class id, got {value!r}")
@@ -102,7 +111,7 @@ def class_name(spec: TaskSpec, value: Any) -> str:
     raise ValueError(f"{value!r} is not one of {', '.join(spec.labels)} (or its id)")
 
 
-def class_indices(spec: TaskSpec, values: Sequence[Any]) -> np.ndarray:
+def class_indices(spec: TaskSpec, values: Sequence[object]) -> np.ndarray:
     """Index of each label; ``len(spec.labels)`` for a prediction that names none (None: unread)."""
     return np.array(
         [spec.labels.index(v) if isinstance(v, str) and v in spec.labels else len(spec.labels) for v in values],

@@ -4,7 +4,6 @@ each distinct pair is scored once."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -17,21 +16,21 @@ class TextKind(TaskKind):
     """A kind whose answers are text: references and predictions must be text (None: a missing answer),
     normalised by ``normalized`` before scoring."""
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> str:
         return text_value(value)
 
-    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+    def check_prediction(self, spec: TaskSpec, value: object) -> str | None:
         return text_prediction(value)
 
-    def normalized(self, value: Any) -> str:
+    def normalized(self, value: object) -> str:
         """The text a prediction or reference is scored as."""
         raise NotImplementedError
 
     def score(
         self,
         spec: TaskSpec,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
+        predictions: Sequence[object],
+        references: Sequence[object],
         *,
         text_encoder: str | None = None,
         fast: bool = False,

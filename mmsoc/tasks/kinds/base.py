@@ -7,13 +7,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from mmsoc.core.records import Example
 from mmsoc.models.base import Image, Part, Request, Text
 from mmsoc.tasks.spec import TaskSpec
+
+if TYPE_CHECKING:
+    from mmsoc.metrics.registry import MetricInput
+    from mmsoc.metrics.stats import ItemStat
 
 EXPLANATION_MARKER = " Explanation: "
 """Separates the answer from a teacher's explanation in training targets; the answer comes first."""
@@ -23,7 +27,7 @@ EXPLANATION_MARKER = " Explanation: "
 class Parsed:
     """A parsed response: the label (a label string, a list of topics, or text) and whether it is valid."""
 
-    label: Any
+    label: object
     ok: bool
 
 
@@ -36,7 +40,7 @@ class TaskScores:
 
     task: str
     metrics: dict[str, float | int]
-    stats: dict[str, Any]
+    stats: dict[str, ItemStat]
     info: dict[str, object] = field(default_factory=dict)
     lengths: np.ndarray | None = None
     reference_lengths: np.ndarray | None = None
@@ -72,35 +76,35 @@ class TaskKind:
     def parse(self, spec: TaskSpec, raw: str, strict: bool) -> Parsed:
         raise NotImplementedError(f"task kind {self.name!r} does not parse answers")
 
-    def target(self, spec: TaskSpec, label: Any) -> str:
+    def target(self, spec: TaskSpec, label: object) -> str:
         raise NotImplementedError(f"task kind {self.name!r} writes no training targets")
 
     def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
         """A random answer (``--model random``); the default answers nothing."""
         return ""
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> object:
         """The reference to score, or ValueError for one that cannot be scored."""
         return value
 
-    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+    def check_prediction(self, spec: TaskSpec, value: object) -> object:
         """The prediction to score, or ValueError for one that cannot be scored (a number where text is
         expected, NaN, an infinity), so the row is skipped."""
         return value
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> Any:
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> MetricInput:
         """What the kind's metric groups score (a record of ``mmsoc.metrics.inputs`` or ``suite_inputs``)."""
         raise NotImplementedError(f"task kind {self.name!r} gives no metric input")
 
-    def notes(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, object]:
+    def notes(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> dict[str, object]:
         """Notes on how the predictions were scored, after the metric groups' own."""
         return {}
 
     def score(
         self,
         spec: TaskSpec,
-        predictions: Sequence[Any],
-        references: Sequence[Any],
+        predictions: Sequence[object],
+        references: Sequence[object],
         *,
         text_encoder: str | None = None,
         fast: bool = False,
@@ -137,26 +141,26 @@ def with_explanation(answer: str, explanation: str | None) -> str:
     return answer + EXPLANATION_MARKER + explanation if explanation else answer
 
 
-def check_lengths(task: str, predictions: Sequence[Any], references: Sequence[Any]) -> None:
+def check_lengths(task: str, predictions: Sequence[object], references: Sequence[object]) -> None:
     if len(predictions) != len(references):
         raise ValueError(f"{task}: {len(predictions)} predictions but {len(references)} references")
     if not references:
         raise ValueError(f"{task}: nothing to score")
 
 
-def text_value(value: Any) -> str:
+def text_value(value: object) -> str:
     """``value`` where text is expected: a string, else ValueError naming what it is (a number, a dict...)."""
     if not isinstance(value, str):
         raise ValueError(f"expected text, got {type(value).__name__} {value!r:.60}")
     return value
 
 
-def text_prediction(value: Any) -> str | None:
+def text_prediction(value: object) -> str | None:
     """A prediction of a text kind: a string, or None for an answer that is missing; ValueError otherwise."""
     return None if value is None else text_value(value)
 
 
-def finite_number(value: Any) -> float:
+def finite_number(value: object) -> float:
     """``value`` as a finite float (a number or its text); ValueError for NaN, infinities, booleans and others."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValueError(f"expected a number, got {type(value).__name__} {value!r:.60}")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -47,7 +46,7 @@ class Classification(TaskKind):
         found = set(_mentions(spec, forms, _opening(raw)))
         return Parsed(found.pop(), True) if len(found) == 1 else INVALID
 
-    def target(self, spec: TaskSpec, label: Any) -> str:
+    def target(self, spec: TaskSpec, label: object) -> str:
         """Yes/No for yes-no questions, else the label word."""
         if label not in spec.labels:
             raise ValueError(f"task {spec.id!r}: label {label!r} is not one of {', '.join(spec.labels)}")
@@ -58,12 +57,12 @@ class Classification(TaskKind):
     def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
         return str(rng.choice(spec.labels))
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> object:
         if canonical_label(value, spec.labels) is None:
             raise ValueError(f"{value!r} is not one of {', '.join(spec.labels)}")
         return value
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> LabelInput:
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> LabelInput:
         """Predictions that name no label count as wrong (an extra 'invalid' column)."""
         index = {label: i for i, label in enumerate(spec.labels)}
         true_idx = np.array([index[self._reference(spec, ref)] for ref in references], dtype=np.int64)
@@ -71,11 +70,11 @@ class Classification(TaskKind):
         pred_idx = np.array([len(spec.labels) if p is None else index[p] for p in parsed], dtype=np.int64)
         return LabelInput(true_idx, pred_idx, spec.labels)
 
-    def notes(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, object]:
+    def notes(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> dict[str, object]:
         return {"invalid_predictions": sum(canonical_label(pred, spec.labels) is None for pred in predictions)}
 
     @staticmethod
-    def _reference(spec: TaskSpec, value: Any) -> str:
+    def _reference(spec: TaskSpec, value: object) -> str:
         label = canonical_label(value, spec.labels)
         if label is None:
             raise ValueError(f"reference {value!r} is not one of the labels {list(spec.labels)}")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from mmsoc.tasks.kinds._text import TextKind
 from mmsoc.tasks.kinds.base import INVALID, Parsed
 from mmsoc.tasks.spec import TaskSpec
@@ -18,13 +16,13 @@ class Generation(TextKind):
         text = raw.strip()
         return Parsed(text, True) if text else INVALID
 
-    def target(self, spec: TaskSpec, label: Any) -> str:
+    def target(self, spec: TaskSpec, label: object) -> str:
         text = str(label).strip()
         if not text:
             raise ValueError(f"task {spec.id!r}: empty reference text")
         return text
 
-    def normalized(self, value: Any) -> str:
+    def normalized(self, value: object) -> str:
         """None (an unparseable response) scores as the empty string."""
         from mmsoc.metrics.normalize import as_text
 

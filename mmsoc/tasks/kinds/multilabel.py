@@ -52,13 +52,13 @@ class MultiLabel(TaskKind):
         """1-3 distinct topics drawn uniformly."""
         return ",".join(rng.choice(spec.labels, size=int(rng.integers(1, 4)), replace=False))
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> TagInput:
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> TagInput:
         """Tags outside the topic set are ignored and counted."""
         from mmsoc.metrics.labels import indicator
 
         return TagInput(indicator(references, spec.labels)[0], indicator(predictions, spec.labels)[0], spec.labels)
 
-    def notes(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, object]:
+    def notes(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> dict[str, object]:
         from mmsoc.metrics.labels import indicator
 
         pred, unknown_pred = indicator(predictions, spec.labels)

@@ -30,7 +30,7 @@ class OCR(TextKind):
         text = (quoted.group(1) if quoted else raw).strip()
         return Parsed(text, True) if text else INVALID
 
-    def target(self, spec: TaskSpec, label: Any) -> str:
+    def target(self, spec: TaskSpec, label: object) -> str:
         text = str(label).strip()
         if not text:
             raise ValueError(f"task {spec.id!r}: empty reference text")
@@ -41,7 +41,7 @@ class OCR(TextKind):
 
         return normalize_ocr(value)
 
-    def notes(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> dict[str, object]:
+    def notes(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> dict[str, object]:
         from mmsoc.metrics.normalize import OCR_NORMALISATION
 
         return {"normalisation": OCR_NORMALISATION}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -38,19 +37,19 @@ class SocketChoice(SocketKind):
         found = official_choice(spec, answer) is not None or (not strict and lenient_choice(spec, answer) is not None)
         return Parsed(answer, True) if found else INVALID
 
-    def target(self, spec: TaskSpec, label: Any) -> str:
+    def target(self, spec: TaskSpec, label: object) -> str:
         """The option that means ``label``."""
         return spec.answers[spec.labels.index(self.check_reference(spec, label))][0]
 
     def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
         return str(rng.choice([option for option, _ in spec.answers]))
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> str:
         from mmsoc.tasks.socket.data import class_label
 
         return class_label(spec, value)
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> ChoiceInput:
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> ChoiceInput:
         """Predictions are answer texts (None: nothing to read); each reader finds its option or none."""
         from mmsoc.tasks.socket.answers import answer_text, lenient_choice, official_choice
 

@@ -38,16 +38,16 @@ class SocketRegression(SocketKind):
         low, high = (float(found.group(1)), float(found.group(2))) if found else (0.0, 5.0)
         return f"{rng.uniform(low, high):.1f}"
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> float:
         from mmsoc.tasks.socket.data import regression_label
 
         return regression_label(value)
 
-    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+    def check_prediction(self, spec: TaskSpec, value: object) -> str | None:
         """The answer text the score is read from (None: missing); a number or other value is refused."""
         return text_prediction(value)
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> NumberInput:
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> NumberInput:
         from mmsoc.tasks.socket.answers import answer_text, official_number
 
         found = [official_number(answer_text(p)) if isinstance(p, str) else None for p in predictions]

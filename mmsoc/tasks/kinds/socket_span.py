@@ -7,12 +7,19 @@ item's text and its gold spans (substrings of the text)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 from mmsoc.metrics.suite_inputs import SpanInput
 from mmsoc.tasks.kinds._socket import SocketKind
 from mmsoc.tasks.kinds.base import INVALID, Parsed
 from mmsoc.tasks.spec import TaskSpec
+
+
+class SpanReference(TypedDict):
+    """A span task's reference: the item's text and its gold spans."""
+
+    text: str
+    spans: list[str]
 
 
 class SocketSpan(SocketKind):
@@ -27,10 +34,10 @@ class SocketSpan(SocketKind):
         usable = any(len(span.strip()) >= MIN_SPAN for span in span_candidates(spec, answer))
         return Parsed(answer, True) if usable else INVALID
 
-    def target(self, spec: TaskSpec, label: Any) -> str:
+    def target(self, spec: TaskSpec, label: object) -> str:
         return ", ".join(f'"{span}"' for span in self.check_reference(spec, label)["spans"])
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> SpanReference:
         from mmsoc.tasks.socket.data import span_label
 
         if not isinstance(value, dict) or not isinstance(value.get("text"), str) or "spans" not in value:
@@ -40,7 +47,7 @@ class SocketSpan(SocketKind):
             raise ValueError("spans must be strings")
         return {"text": value["text"], "spans": spans}
 
-    def metric_input(self, spec: TaskSpec, predictions: Sequence[Any], references: Sequence[Any]) -> SpanInput:
+    def metric_input(self, spec: TaskSpec, predictions: Sequence[object], references: Sequence[object]) -> SpanInput:
         from mmsoc.tasks.socket.answers import answer_text, span_candidates
 
         gold = [self.check_reference(spec, ref) for ref in references]

@@ -13,10 +13,11 @@ from mmsoc.tasks.kinds.base import INVALID, Parsed
 from mmsoc.tasks.spec import TaskSpec
 
 if TYPE_CHECKING:
+    from mmsoc.metrics.suite_inputs import TopKInput
     from mmsoc.tasks.supertweeteval.sample import SampleDraw
 
 
-class Emoji(SteKind):
+class Emoji(SteKind[str]):
     name = "ste_emoji"
     gold_field = "gold_label"
     named_labels = True
@@ -30,25 +31,25 @@ class Emoji(SteKind):
         found = lenient_emoji(raw)
         return Parsed(found, True) if found else INVALID
 
-    def target(self, spec: TaskSpec, label: Any) -> str:
+    def target(self, spec: TaskSpec, label: object) -> str:
         return str(label)
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> str:
         if not isinstance(value, str) or not value:
             raise ValueError("an emoji reference is the emoji itself")
         return value
 
-    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[str]) -> TopKInput:
         from mmsoc.metrics.suite_inputs import TopKInput
         from mmsoc.tasks.supertweeteval.answers import official_emoji
 
         lists = [official_emoji(p) if isinstance(p, str) else list(p or ()) for p in predictions]
         return TopKInput(list(references), [[str(e) for e in found][:5] for found in lists])
 
-    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> str:
         return names[class_id(row[self.gold_field])]
 
-    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+    def sample_row(self, draw: SampleDraw) -> dict[str, object]:
         from mmsoc.tasks.supertweeteval.sample import EMOJI, class_row
 
         return class_row(draw, len(EMOJI))

@@ -13,10 +13,11 @@ from mmsoc.tasks.kinds.base import INVALID, Parsed
 from mmsoc.tasks.spec import TaskSpec
 
 if TYPE_CHECKING:
+    from mmsoc.metrics.inputs import TagInput
     from mmsoc.tasks.supertweeteval.sample import SampleDraw
 
 
-class MultiLabel(SteKind):
+class MultiLabel(SteKind[list[str]]):
     name = "ste_multilabel"
     text_baseline = "multi_label"
     gold_field = "gold_label_list"
@@ -30,13 +31,13 @@ class MultiLabel(SteKind):
         labels = lenient_labels(raw, spec.labels)
         return Parsed(labels, True) if labels else INVALID
 
-    def target(self, spec: TaskSpec, label: Any) -> str:
+    def target(self, spec: TaskSpec, label: object) -> str:
         return ",".join(self.check_reference(spec, label))
 
     def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
         return ",".join(rng.choice(spec.labels, size=int(rng.integers(1, 4)), replace=False))
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> list[str]:
         from mmsoc.metrics.labels import parse_tags
 
         tags = [str(tag) for tag in value] if isinstance(value, (list, tuple)) else parse_tags(value)
@@ -45,7 +46,7 @@ class MultiLabel(SteKind):
             raise ValueError(f"unknown labels {unknown} (known: {', '.join(spec.labels)})")
         return tags
 
-    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[object], references: list[list[str]]) -> TagInput:
         from mmsoc.metrics.inputs import TagInput
 
         def matrix(rows: Sequence[Any]) -> np.ndarray:
@@ -58,14 +59,14 @@ class MultiLabel(SteKind):
 
         return TagInput(matrix(references), matrix(predictions), spec.labels)
 
-    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> list[str]:
         """The names of the 1s of the indicator vector."""
         value = row[self.gold_field]
         if len(value) != len(names):
             raise ValueError(f"{len(value)} indicators for {len(names)} labels")
         return [name for name, on in zip(names, value) if int(on) == 1]
 
-    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+    def sample_row(self, draw: SampleDraw) -> dict[str, object]:
         from mmsoc.tasks.supertweeteval.sample import labels_row
 
         return labels_row(draw)

@@ -15,12 +15,13 @@ from mmsoc.tasks.kinds.base import Parsed
 from mmsoc.tasks.spec import TaskSpec
 
 if TYPE_CHECKING:
+    from mmsoc.metrics.suite_inputs import TagSequenceInput
     from mmsoc.tasks.supertweeteval.sample import SampleDraw
 
 OFFICIAL, WHOLE = "official", "whole"
 
 
-class NamedEntities(SteKind):
+class NamedEntities(SteKind[dict[str, list[str]]]):
     name = "ste_ner"
     gold_field = "gold_label_sequence"
 
@@ -33,7 +34,7 @@ class NamedEntities(SteKind):
         pairs = lenient_entities(raw)
         return Parsed({"match": WHOLE, "entities": [list(p) for p in pairs]}, bool(pairs) or not raw.strip())
 
-    def target(self, spec: TaskSpec, label: Any) -> str:
+    def target(self, spec: TaskSpec, label: object) -> str:
         from seqeval.metrics.sequence_labeling import get_entities
 
         reference = self.check_reference(spec, label)
@@ -42,7 +43,7 @@ class NamedEntities(SteKind):
             for kind, start, end in get_entities(reference["tags"])
         )
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> dict[str, list[str]]:
         if (
             not isinstance(value, dict)
             or not isinstance(value.get("tokens"), list)
@@ -55,19 +56,21 @@ class NamedEntities(SteKind):
             raise ValueError(f"unknown tags {unknown[:3]}")
         return {"tokens": [str(t) for t in value["tokens"]], "tags": list(value["tags"])}
 
-    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
+    def checked_input(
+        self, spec: TaskSpec, predictions: Sequence[Any], references: list[dict[str, list[str]]]
+    ) -> TagSequenceInput:
         from mmsoc.metrics.suite_inputs import TagSequenceInput
         from mmsoc.tasks.supertweeteval.answers import entity_tags
 
         predicted = []
         for prediction, reference in zip(predictions, references):
-            label = self.parse(spec, prediction, True).label if isinstance(prediction, str) else prediction
+            label: Any = self.parse(spec, prediction, True).label if isinstance(prediction, str) else prediction
             label = label or {"match": OFFICIAL, "entities": []}
             pairs = [(str(e), str(t)) for e, t in label.get("entities", [])]
             predicted.append(entity_tags(reference["tokens"], pairs, whole=label.get("match") == WHOLE))
         return TagSequenceInput([r["tags"] for r in references], predicted)
 
-    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> dict[str, list[str]]:
         """Tag ids over the row's ``text_tokenized``."""
         from mmsoc.tasks.supertweeteval.tasks import NER_TAGS
 
@@ -78,7 +81,7 @@ class NamedEntities(SteKind):
             raise ValueError(f"{len(tags)} tags for {len(tokens)} tokens")
         return {"tokens": tokens, "tags": tags}
 
-    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+    def sample_row(self, draw: SampleDraw) -> dict[str, object]:
         from mmsoc.tasks.supertweeteval.sample import entities_row
 
         return entities_row(draw)

@@ -15,10 +15,11 @@ from mmsoc.tasks.kinds.base import INVALID, Parsed, finite_number
 from mmsoc.tasks.spec import TaskSpec
 
 if TYPE_CHECKING:
+    from mmsoc.metrics.suite_inputs import NumberInput
     from mmsoc.tasks.supertweeteval.sample import SampleDraw
 
 
-class Score(SteKind):
+class Score(SteKind[float]):
     name = "ste_score"
     gold_field = "gold_score"
     unread_rule = "scored as 0, as the official script scores a line that float() cannot read"
@@ -35,10 +36,10 @@ class Score(SteKind):
     def random_answer(self, spec: TaskSpec, rng: np.random.Generator) -> str:
         return str(int(rng.integers(0, 6)))
 
-    def check_reference(self, spec: TaskSpec, value: Any) -> Any:
+    def check_reference(self, spec: TaskSpec, value: object) -> float:
         return finite_number(value)
 
-    def check_prediction(self, spec: TaskSpec, value: Any) -> Any:
+    def check_prediction(self, spec: TaskSpec, value: object) -> str | float | None:
         """A number, or text read as the script reads it (unreadable text counts as 0, the script's rule);
         NaN and infinities, as numbers or as text (``nan``, ``inf``), are refused: they have no rank."""
         from mmsoc.tasks.supertweeteval.answers import non_finite_number
@@ -47,20 +48,20 @@ class Score(SteKind):
             return value
         return finite_number(value)
 
-    def checked_input(self, spec: TaskSpec, predictions: Sequence[Any], references: list[Any]) -> Any:
+    def checked_input(self, spec: TaskSpec, predictions: Sequence[object], references: list[float]) -> NumberInput:
         from mmsoc.metrics.suite_inputs import NumberInput
         from mmsoc.tasks.supertweeteval.answers import official_number
 
-        def number(value: Any) -> float:
+        def number(value: object) -> float:
             found = official_number(value) if isinstance(value, str) else value
             return 0.0 if found is None else finite_number(found)
 
         return NumberInput(np.array(references, dtype=np.float64), np.array([number(p) for p in predictions]))
 
-    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> Any:
+    def read_gold(self, row: dict[str, Any], names: tuple[str, ...]) -> float:
         return finite_number(row[self.gold_field])
 
-    def sample_row(self, draw: SampleDraw) -> dict[str, Any]:
+    def sample_row(self, draw: SampleDraw) -> dict[str, object]:
         from mmsoc.tasks.supertweeteval.sample import score_row
 
         return score_row(draw)

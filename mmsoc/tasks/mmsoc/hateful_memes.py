@@ -118,7 +118,7 @@ def write_sample(root: Path, context: SampleContext) -> None:
     rng, number = context.rng, 10000
     memes: dict[str, list[SampleMeme]] = {}
     for split, n in context.splits:
-        rows: list[dict[str, Any]] = []
+        rows: list[dict[str, object]] = []
         memes[split] = []
         captions = [_caption(rng) for _ in range((n + 1) // 2)]
         for pair, labels in draw.confounded(rng, n, {"hate": (True, False)}, 2):

@@ -8,7 +8,7 @@ suite, how each task's metrics are reported and averaged. The default, ``rows``,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,7 @@ class PredictionFormat:
     name: str
     description: str
     read: Callable[[ScoreRequest], dict[str, PredictionFile]]
-    view: Callable[[str, dict[str, Any], ScoreRequest], dict[str, Any]] | None = None
+    view: Callable[[str, Mapping[str, float | None], ScoreRequest], dict[str, Any]] | None = None
     averages: Callable[[dict[str, dict[str, Any]]], dict[str, Any]] | None = None
     options: tuple[str, ...] = ()
     """Which of ``parser`` and ``penalize_missing`` the format applies (others are refused when set)."""

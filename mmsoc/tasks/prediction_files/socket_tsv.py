@@ -22,6 +22,7 @@ paper's Table 2 means.
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,7 @@ def _task_id(name: str) -> str:
     return task_id
 
 
-def _reference(task_id: str, text: str, label: str) -> Any:
+def _reference(task_id: str, text: str, label: str) -> str | float | dict[str, str | list[str]]:
     """The reference of a row: class name (from a number such as ``1.0``, as eval.py's ``astype(float).astype(int)``,
     or a name), score, or ``{"text", "spans"}``; RowError naming the label otherwise."""
     from mmsoc.tasks.registry import get_task
@@ -139,7 +140,7 @@ def _answer(task_id: str, answer: str, file_name: str) -> str:
     return answer.split("Response:")[-1].strip()
 
 
-def view(task_id: str, metrics: dict[str, Any], request: ScoreRequest) -> dict[str, Any]:
+def view(task_id: str, metrics: Mapping[str, float | None], request: ScoreRequest) -> dict[str, Any]:
     """eval.py's metrics of one task, for the parser and missing-answer rule asked for."""
     from mmsoc.tasks.registry import get_task
     from mmsoc.tasks.socket.table import type_of

@@ -14,6 +14,7 @@ and the paper's clusters.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,7 @@ def _check_line(task: str, line: str) -> None:
     kind_of(spec).check_prediction(spec, line)
 
 
-def view(task_id: str, metrics: dict[str, Any], request: ScoreRequest) -> dict[str, Any]:
+def view(task_id: str, metrics: Mapping[str, float | None], request: ScoreRequest) -> dict[str, Any]:
     return dict(metrics)
 
 

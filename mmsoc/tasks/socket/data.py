@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import math
 from pathlib import Path
-from typing import Any
 
 from mmsoc.core.io import InputError
 from mmsoc.core.records import Example
@@ -91,14 +90,14 @@ class SkipLine(ValueError):
 def example(spec: TaskSpec, item_id: str, text: str, label_line: str, split: str) -> Example:
     """One item; ValueError for a malformed label, SkipLine for an item to leave out."""
     task_type = type_of(spec)
-    meta: dict[str, Any] = {"dataset": "SocKET", "split": split}
+    meta: dict[str, object] = {"dataset": "SocKET", "split": split}
     if task_type == "PAIR":
         sides = text.split(SEP)
         if len(sides) != 2:
             raise SkipLine(f"a pair text needs exactly one {SEP} between its two sentences", field="text")
         meta.update(text_a=sides[0], text_b=sides[1])
     if task_type == "SPAN":
-        label: Any = {"text": text, "spans": span_label(label_line)}
+        label: str | float | dict[str, str | list[str]] = {"text": text, "spans": span_label(label_line)}
     elif task_type == "REG":
         label = regression_label(label_line)
     else:

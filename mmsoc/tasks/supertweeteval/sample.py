@@ -13,7 +13,6 @@ import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from mmsoc.core.io import write_text
 from mmsoc.tasks.data.dataset import SampleContext
@@ -68,13 +67,13 @@ def write_emoji_map(folder: Path) -> None:
     write_text(folder / "map.txt", "\n".join(f"{i},{e}" for i, e in enumerate(EMOJI)))
 
 
-def class_row(draw: SampleDraw, count: int) -> dict[str, Any]:
+def class_row(draw: SampleDraw, count: int) -> dict[str, object]:
     """A tweet with one class's cue word (``gold_label``: its id, of ``count``)."""
     label = draw.rng.randrange(count)
     return {"text": f"{CUES[label]} thinking about {draw.thing} in {draw.place} #{draw.n}", "gold_label": label}
 
 
-def labels_row(draw: SampleDraw) -> dict[str, Any]:
+def labels_row(draw: SampleDraw) -> dict[str, object]:
     """A tweet with the cue words of one or two labels (``gold_label_list``: the indicator vector)."""
     rng, labels = draw.rng, draw.labels
     on = set(rng.sample(range(len(labels)), rng.randint(1, 2)))
@@ -85,7 +84,7 @@ def labels_row(draw: SampleDraw) -> dict[str, Any]:
     }
 
 
-def yes_no_row(draw: SampleDraw) -> dict[str, Any]:
+def yes_no_row(draw: SampleDraw) -> dict[str, object]:
     """A pair of sentences on the same or another place (``gold_label_binary``: 1 for the same)."""
     rng, place = draw.rng, draw.place
     same = rng.randrange(2)
@@ -100,7 +99,7 @@ def yes_no_row(draw: SampleDraw) -> dict[str, Any]:
     }
 
 
-def score_row(draw: SampleDraw) -> dict[str, Any]:
+def score_row(draw: SampleDraw) -> dict[str, object]:
     """A tweet whose cue word is its score (``gold_score``, 0 to 5)."""
     score = draw.rng.randint(0, 5)
     return {
@@ -111,7 +110,7 @@ def score_row(draw: SampleDraw) -> dict[str, Any]:
     }
 
 
-def question_row(draw: SampleDraw, answers: bool) -> dict[str, Any]:
+def question_row(draw: SampleDraw, answers: bool) -> dict[str, object]:
     """A sentence naming who will speak; ``gold_label_str`` is the answer to a question about it when
     ``answers`` (QA), else the question the answer answers (QG)."""
     person = draw.rng.choice(PEOPLE)
@@ -124,7 +123,7 @@ def question_row(draw: SampleDraw, answers: bool) -> dict[str, Any]:
     }
 
 
-def entities_row(draw: SampleDraw) -> dict[str, Any]:
+def entities_row(draw: SampleDraw) -> dict[str, object]:
     """A sentence naming a person and a place, tokenised and tagged (``gold_label_sequence``: tag ids)."""
     from mmsoc.tasks.supertweeteval.tasks import NER_TAGS
 
