@@ -40,10 +40,16 @@ class FrozenEncoder(Encoder):
 
     name: str
     processor: str
+    defaults: tuple[tuple[str, int | float], ...]
+    """The settings an encoder of this class is keyed by (in this order), with the paper's values."""
+    default_batch_size: int
 
-    def __init__(self, model: str, batch_size: int, device: str, **settings: Any):
-        super().__init__(model, **{ENCODER_KEY: self.name}, **settings)
-        self.batch_size, self.device = batch_size, device
+    def __init__(self, model: str, batch_size: int | None = None, device: str = "cpu", **settings: int | float):
+        unknown = set(settings) - {key for key, _ in self.defaults}
+        if unknown:
+            raise TypeError(f"{type(self).__name__} takes no setting {', '.join(sorted(unknown))}")
+        super().__init__(model, **{ENCODER_KEY: self.name}, **{**dict(self.defaults), **settings})
+        self.batch_size, self.device = batch_size or self.default_batch_size, device
 
     @functools.cached_property
     def _model(self) -> tuple[Any, Any]:
@@ -57,16 +63,8 @@ class TokenTranscriptEncoder(FrozenEncoder):
     """(tokens / window, dim) frozen text-encoder states of a whole transcript."""
 
     modality, name, processor = "transcript", "text-tokens", "AutoTokenizer"
-
-    def __init__(
-        self,
-        model: str,
-        max_length: int = TRANSCRIPT_TOKENS,
-        window: int = TRANSCRIPT_WINDOW,
-        batch_size: int = 8,
-        device: str = "cpu",
-    ):
-        super().__init__(model, batch_size, device, max_length=max_length, window=window)
+    defaults = (("max_length", TRANSCRIPT_TOKENS), ("window", TRANSCRIPT_WINDOW))
+    default_batch_size = 8
 
     def load(self, path: Path) -> str:
         lines = list(dict.fromkeys(cue.text for cue in read_subtitles(path)))
@@ -93,16 +91,8 @@ class ViTFrameEncoder(FrozenEncoder):
     """(frames, dim): the first ``max_frames`` frames at ``fps``, each the mean of a ViT's last hidden states."""
 
     modality, name, processor = "video", "vit-tokens", "AutoImageProcessor"
-
-    def __init__(
-        self,
-        model: str,
-        fps: float = FRAMES_PER_SECOND,
-        max_frames: int = IMAGE_NUM,
-        batch_size: int = 16,
-        device: str = "cpu",
-    ):
-        super().__init__(model, batch_size, device, fps=fps, max_frames=max_frames)
+    defaults = (("fps", FRAMES_PER_SECOND), ("max_frames", IMAGE_NUM))
+    default_batch_size = 16
 
     def load(self, path: Path) -> np.ndarray:
         return read_frames(path, num_frames=None, fps=self.settings["fps"])[: self.settings["max_frames"]]

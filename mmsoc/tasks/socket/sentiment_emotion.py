@@ -1,9 +1,4 @@
-"""SocKET tasks of the Sentiment & Emotion category, as data.
-
-A row is (position in the official prompt file, task name, type, source dataset, label names, options,
-question). Rows follow ``experiments/zeroshot/socket_prompts.csv`` (the paper's Table 8); question and
-options are written as there, the label names as the official loading script names them; option i
-means label i (checked for every task)."""
+"""SocKET tasks of the Sentiment & Emotion category, as data: rows as ``mmsoc.tasks.socket.table`` describes them."""
 
 from __future__ import annotations
 

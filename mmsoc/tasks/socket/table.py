@@ -4,6 +4,12 @@ Task ids are ``socket/<name>`` with the official names (``socket/jigsaw#toxic``)
 its type (``CLS`` -> ``socket_cls``, ...); classification tasks keep their options, in the prompt
 file's order, as ``answers`` (option i -> label i); the headline is ``f1``, for regression ``corr_score``
 ((r + 1) / 2), the numbers the paper's Table 2 averages.
+
+Each category module (``humor_sarcasm``, ``offensiveness``, ``sentiment_emotion``, ``social_factors``,
+``trustworthiness``) holds its ``ROWS``. A row is (position in the official prompt file, task name, type,
+source dataset, label names, options, question). Rows follow ``experiments/zeroshot/socket_prompts.csv``
+(the paper's Table 8); question and options are written as there, the label names as the official loading
+script names them; option i means label i (checked for every task).
 """
 
 from __future__ import annotations
