@@ -154,7 +154,7 @@ def naive_ocr(preds: list[str], refs: list[str]) -> dict[str, float]:
         "cer": edits[2] / edits[3],
         **_nltk_bleu(preds, refs),
         **_bleu(stats),
-        "macro_f1": float(np.mean(f1)),
+        "token_f1": float(np.mean(f1)),
     }
 
 

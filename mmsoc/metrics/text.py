@@ -23,10 +23,10 @@ from sklearn.feature_extraction.text import CountVectorizer
 from mmsoc.metrics import bleu as bleu_stats
 from mmsoc.metrics import nltk_bleu
 from mmsoc.metrics.stats import ItemStat, error_rate_stat, mean_stat
+from mmsoc.metrics.text_groups import BLEU_ORDERS
 
 ROUGE_TYPES = ("rouge1", "rouge2", "rougeL")
 PLTRDY_TYPES = {"rouge1": "rouge-1", "rouge2": "rouge-2", "rougeL": "rouge-l"}
-BLEU_ORDERS = (1, 2, 3, 4)
 
 
 def edit_rates(predictions: Sequence[str], references: Sequence[str]) -> dict[str, ItemStat]:

@@ -9,6 +9,7 @@ from mmsoc.metrics.inputs import TextInput
 from mmsoc.metrics.registry import GroupResult, Metric, MetricGroup
 
 BLEU_ORDERS = (1, 2, 3, 4)
+"""The n-gram orders of BLEU-1..4 (here, not in :mod:`mmsoc.metrics.text`, whose imports are heavy)."""
 
 
 def pairs_compute(function: str, key: str = "") -> Callable[[TextInput], GroupResult]:
