@@ -182,7 +182,6 @@ def finetune(
         **counts,
         "prompt_format": inputs.format.describe(),
         "context": {"max_context": inputs.context_length, "fit": options.fit},
-        # a named format reads the file its way; auto is fixed by the file's bytes (data_sha256)
         **({"format": options.format} if options.format != "auto" else {}),
     }
     check_out_dir(out, resume, run_identity(lora_settings, settings, pairs, meta))  # before loading the model
