@@ -48,6 +48,7 @@ def data_sample(
     media: Annotated[
         bool, option("--media/--no-media", help="Also write mp4 clips, wav audio and WebVTT transcripts.")
     ] = True,
+    overwrite: Annotated[bool, option("--overwrite")] = False,
 ) -> None:
     """Write the embedded sample: qa/qa_{train,val}.json, video/, audio/wav/, transcript/."""
     from desiq.sample import sample_items, write_sample

@@ -30,6 +30,7 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 from mmsoc.core.config_file import defaults_from, read_config
 from mmsoc.core.io import InputError, UsageError
 from mmsoc.core.options import option
+from mmsoc.core.outputs import Table, Writes, guard
 from mmsoc.core.registry import nearest, unknown_message
 from mmsoc.core.spellings import rewrite
 from mmsoc.core.startup import quick_exit
@@ -38,8 +39,13 @@ EXPECTED_ERRORS = (UsageError, InputError, OSError, KeyError, ValueError)
 """Failures reported as one line; anything else is a bug and keeps its traceback."""
 
 
-def make_app(name: str, help: str, parts: Sequence[typer.Typer]) -> typer.Typer:
-    """A typer app made of the commands of ``parts`` (each command module's own ``app``)."""
+WRITES_KEY = "mmsoc.writes"
+"""Where the app's table of what each command reads and writes waits for its commands (``Context.meta``)."""
+
+
+def make_app(name: str, help: str, parts: Sequence[typer.Typer], writes: Table) -> typer.Typer:
+    """A typer app made of the commands of ``parts`` (each command module's own ``app``); ``writes``: what
+    each command reads and writes, checked by the output guard before it runs (:mod:`mmsoc.core.outputs`)."""
     app = typer.Typer(
         name=name,
         help=help,
@@ -49,9 +55,10 @@ def make_app(name: str, help: str, parts: Sequence[typer.Typer]) -> typer.Typer:
         pretty_exceptions_enable=False,
     )
 
-    def root() -> None:
+    def root(ctx: typer.Context) -> None:
         # Weight-loading progress bars are noise on a command line (results go to stdout, notes to stderr).
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        ctx.meta[WRITES_KEY] = writes
 
     root.__doc__ = f"Run ``{name} COMMAND --help`` for each command's options."
     app.callback()(root)
@@ -139,11 +146,39 @@ def _given(err: BadParameter) -> str | None:
 
 
 class ConfigCommand(TyperCommand):
-    """A command with ``--config FILE`` (:mod:`mmsoc.core.config_file`) besides its own options."""
+    """A command with ``--config FILE`` (:mod:`mmsoc.core.config_file`) besides its own options, whose outputs
+    are guarded (:mod:`mmsoc.core.outputs`) before it runs."""
 
     def __init__(self, *args: Any, **settings: Any) -> None:
         super().__init__(*args, **settings)
         self.params.append(_config_option())
+
+    def invoke(self, ctx: Context) -> Any:
+        table = ctx.meta.get(WRITES_KEY)
+        if isinstance(table, Table) and not ctx.resilient_parsing:
+            try:
+                guard(table, table.rows.get(command_line(ctx), Writes()), ctx.params, self.flag)
+            except EXPECTED_ERRORS as err:
+                echo_error(err)
+                raise typer.Exit(2) from None
+        return super().invoke(ctx)
+
+    def flag(self, name: str) -> str:
+        """The parameter ``name`` as typed: its long flag, or an argument's name in capitals."""
+        for param in self.params:
+            if param.name == name:
+                flags = [opt for opt in param.opts if opt.startswith("--")]
+                return flags[0] if flags else (param.metavar or name).upper()
+        return name
+
+
+def command_line(ctx: Context) -> str:
+    """The command a context runs, as typed after the app's name: ``mmsoc arena pair``."""
+    names: list[str] = []
+    while ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join([ctx.command.name or "", *reversed(names)])
 
 
 def _read_config_file(ctx: typer.Context, value: Path | None) -> None:
@@ -155,7 +190,7 @@ def _read_config_file(ctx: typer.Context, value: Path | None) -> None:
     try:
         defaults = defaults_from(value, ctx.command, read_config(value))
     except EXPECTED_ERRORS as err:
-        typer.echo(f"error: {error_message(err)}", err=True)
+        echo_error(err)
         raise typer.Exit(2) from None
     ctx.default_map = {**(ctx.default_map or {}), **defaults}
 
@@ -202,7 +237,7 @@ def _one_line_errors(function: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return function(*args, **kwargs)
         except EXPECTED_ERRORS as err:
-            typer.echo(f"error: {error_message(err)}", err=True)
+            echo_error(err)
             raise typer.Exit(2) from None
 
     guarded.__guarded__ = True  # type: ignore[attr-defined]
@@ -212,6 +247,14 @@ def _one_line_errors(function: Callable[..., Any]) -> Callable[..., Any]:
 def commands() -> typer.Typer:
     """The ``app`` a command module registers its commands on."""
     return typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+def echo_error(err: BaseException) -> None:
+    """``error: ...`` in one line on stderr, and the error's ``detail`` (a UsageError's) on a second."""
+    typer.echo(f"error: {error_message(err)}", err=True)
+    detail = getattr(err, "detail", None)
+    if detail:
+        typer.echo(one_line(detail), err=True)
 
 
 def error_message(err: BaseException) -> str:
@@ -231,7 +274,7 @@ def run_cli(app: typer.Typer) -> None:
     try:
         app()
     except EXPECTED_ERRORS as err:
-        print(f"error: {error_message(err)}", file=sys.stderr)
+        echo_error(err)
         sys.exit(2)
 
 

@@ -45,6 +45,12 @@ def _missing(path: Path) -> list[Path]:
     return absent[::-1]
 
 
+def _short(value: Any, most: int = 60) -> str:
+    """``repr(value)``, cut to ``most`` characters."""
+    text = repr(value)
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
 def _grows(before: Any, now: Any) -> bool:
     return now is None or (before is not None and now >= before)
 
@@ -73,15 +79,17 @@ class RunFolder:
             found = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as err:
             raise InputError(path, f"invalid JSON ({err.msg})", line=err.lineno) from None
-        diffs = [
-            f"{key}: {found.get(key)!r} there, {config[key]!r} now"
+        differ = [
+            key
             for key in config
             if found.get(key) != config[key] and not (key in growable and _grows(found.get(key), config[key]))
         ]
-        if diffs:
+        if differ:
+            named = ", ".join(differ[:3]) + (f" and {len(differ) - 3} more" if len(differ) > 3 else "")
             raise RunFolderError(
-                f"{path} belongs to a different run ({'; '.join(diffs)}); "
-                "pass another --out folder, or delete this one to start over"
+                f"{path} belongs to a different run ({named} differ); "
+                "pass another --out folder, or delete this one to start over",
+                detail="; ".join(f"{key}: {_short(found.get(key))} there, {_short(config[key])} now" for key in differ),
             )
         return True
 
