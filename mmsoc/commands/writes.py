@@ -19,7 +19,6 @@ REPORT = Writes(
 CARD = (".card.md",)
 """The data card written beside a QA file."""
 QA_FILE = ("data", "schema", "media_root")
-LLM_INPUTS = ("model", "data", "chat_template", "prompts_file", "media_root")
 NOTHING = Writes()
 
 WRITES = Table(
@@ -27,20 +26,26 @@ WRITES = Table(
         "mmsoc tasks": NOTHING,
         "mmsoc data sample": Writes(outputs=(Output("out", "replaced"),), overwrite="overwrite"),
         "mmsoc data check": NOTHING,
-        "mmsoc eval": Writes(reads=LLM_INPUTS, runs=("adapter",), outputs=(Output("out", "folder", inside=RUN),)),
+        "mmsoc eval": Writes(
+            reads=("model", "data", "chat_template", "prompts_file"),
+            runs=("adapter",),
+            outputs=(Output("out", "folder", inside=RUN),),
+        ),
         "mmsoc score": Writes(
             reads=("predictions", "data"),
             outputs=(Output("out", "folder", inside=(METRICS, "score_info.json", "averages.json")),),
         ),
         "mmsoc report": REPORT,
         "mmsoc finetune": Writes(
-            reads=LLM_INPUTS,
+            reads=("model", "data", "prompts_file"),
             runs=("explanations",),
             outputs=(Output("out", "folder", inside=(*ADAPTER, PROBLEMS)),),
         ),
-        "mmsoc explain": Writes(reads=LLM_INPUTS, runs=("adapter",), outputs=(Output("out", "folder", inside=RUN),)),
+        "mmsoc explain": Writes(
+            reads=("model", "data"), runs=("adapter",), outputs=(Output("out", "folder", inside=RUN),)
+        ),
         "mmsoc self-improve": Writes(
-            reads=(*LLM_INPUTS, "text_encoder"),
+            reads=("model", "data", "prompts_file", "text_encoder"),
             runs=("adapter",),
             outputs=(Output("out", "folder", inside=(*RUN, "similarity.png")),),
         ),
@@ -65,7 +70,7 @@ WRITES = Table(
         "desiq perturb": Writes(reads=QA_FILE, outputs=(Output("out", "file", beside=CARD),)),
         "desiq build": Writes(reads=QA_FILE, outputs=(Output("out", "file", beside=CARD),)),
         "desiq data sample": Writes(
-            outputs=(Output("out", "replaced", inside=("qa", "video", "audio", "transcript")),), overwrite="overwrite"
+            outputs=(Output("out", "folder", inside=("qa", "video", "audio", "transcript")),), overwrite="overwrite"
         ),
         "desiq probe": Writes(
             reads=(*QA_FILE, "train", "eval_file", "backbone", "encoder", "text_encoder", "audio_encoder"),
@@ -75,7 +80,7 @@ WRITES = Table(
         ),
         "desiq subset": Writes(reads=("data", "schema", "blind_proof"), outputs=(Output("out", "file", beside=CARD),)),
         "desiq fusion train": Writes(
-            reads=(*QA_FILE, "backbone", "video_encoder", "video_pretrained", "text_encoder", "audio_encoder"),
+            reads=("data", "schema", "backbone", "video_encoder", "video_pretrained", "text_encoder", "audio_encoder"),
             outputs=(Output("out", "replaced", inside=(*FUSION_MODEL, METRICS)),),
         ),
         "desiq fusion eval": Writes(
@@ -87,13 +92,15 @@ WRITES = Table(
             outputs=(Output("cache_dir", "folder", inside=("video", "audio", "transcript", "frames", "waveform")),)
         ),
         "desiq eval": Writes(
-            reads=LLM_INPUTS,
+            reads=("model", "data", "chat_template", "prompts_file", "media_root"),
             runs=("adapter",),
             outputs=(Output("out", "folder", inside=(*RUN, "table.md", "submission.jsonl", "conditions")),),
         ),
         "desiq table": Writes(reads=("subset",), runs=("runs",), outputs=(Output("out", "file"),)),
         "desiq finetune": Writes(
-            reads=LLM_INPUTS, runs=("explanations",), outputs=(Output("out", "folder", inside=(*ADAPTER, PROBLEMS)),)
+            reads=("model", "data", "chat_template", "prompts_file"),
+            runs=("explanations",),
+            outputs=(Output("out", "folder", inside=(*ADAPTER, PROBLEMS)),),
         ),
         "desiq report": REPORT,
         "desiq list": NOTHING,

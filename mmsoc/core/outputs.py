@@ -113,9 +113,9 @@ def _check_file(where: str, target: Path, output: Output, given: Sequence[Given]
 def _check_folder(where: str, target: Path, output: Output, given: Sequence[Given], table: Table) -> None:
     if target.exists() and not target.is_dir():
         raise UsageError(f"{where}: a file, not a folder; name a folder to write into")
+    if target.resolve() == target.resolve().parent:
+        raise UsageError(f"{where}: the root folder, which is never written into; name a new folder")
     if output.shape == "replaced":
-        if target.resolve() == target.resolve().parent:
-            raise UsageError(f"{where}: the root folder, which is never replaced; name a new folder")
         _check_replaced(where, target, given)
         return
     in_ours = _holds_ours(target, table.ours)
