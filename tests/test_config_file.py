@@ -88,7 +88,8 @@ def test_a_key_that_is_no_option_is_named_with_the_nearest_known_as_a_flag_is(tm
     settings.write_text("model: random\nbatchsize: 4\n")
     line = _error("mmsoc", [*EVAL, "--config", str(settings)])
     # the form of an unknown flag: "unknown option '--batchsize' of mmsoc eval; nearest: --batch-size; known: ..."
-    assert line.startswith(f"error: {settings}: unknown option 'batchsize' of this command; nearest: batch-size; known: ")
+    expected = f"error: {settings}: unknown option 'batchsize' of this command; nearest: batch-size; known: "
+    assert line.startswith(expected)
     known = line.split("; known: ")[1].split(", ")
     assert "config" not in known and {"model", "max-new-tokens", "top-p"} <= set(known)
     flag = _error("mmsoc", [*EVAL, "--batchsize", "4"])

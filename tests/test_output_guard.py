@@ -260,3 +260,16 @@ def test_a_foreign_config_json_is_refused_on_one_short_line_with_the_differences
     detail = refused.value.detail
     assert detail is not None and all(f"{name}: 'xxx" in detail for name in there)
     assert len(detail) < 8 * 150
+
+
+def test_a_folder_of_run_folders_takes_a_report(tmp_path):
+    runs = tmp_path / "runs"
+    run = runs / "x"
+    result = CliRunner().invoke(mmsoc_app, [*EVAL, "--data", "sample", "--out", str(run)])
+    assert result.exit_code == 0, result.output
+    (runs / "notes.txt").write_text("mine")
+    reported = CliRunner().invoke(
+        mmsoc_app, ["report", str(run), "--out", str(runs), "--fast-metrics", "--bootstrap", "10"]
+    )
+    assert reported.exit_code == 0, reported.output
+    assert (runs / "report.html").is_file() and (runs / "notes.txt").read_text() == "mine"

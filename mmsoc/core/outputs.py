@@ -153,17 +153,22 @@ def _check_replaced(where: str, target: Path, given: Iterable[Given]) -> None:
             )
 
 
-def _holds_ours(folder: Path, ours: frozenset[str]) -> bool | None:
+def _holds_ours(folder: Path, ours: frozenset[str], depth: int = 1) -> bool | None:
     """Whether a folder holds a file of ours (a name a command writes, or its temporary
-    ``.NAME.<pid>-<random>.tmp``); None where it is new, empty or cannot be listed."""
+    ``.NAME.<pid>-<random>.tmp``) or, ``depth`` levels down, a visible folder that does (a folder of run
+    folders); None where it is new, empty or cannot be listed."""
     try:
-        with os.scandir(folder) as entries:
-            names = [entry.name for entry in entries]
+        with os.scandir(folder) as scan:
+            entries = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in scan]
     except OSError:  # new, or unreadable: the write itself will say so, naming the folder
         return None
-    if not names:
+    if not entries:
         return None
-    return any(name in ours or any(name.startswith(f".{known}.") for known in ours) for name in names)
+    if any(name in ours or any(name.startswith(f".{known}.") for known in ours) for name, _ in entries):
+        return True
+    return depth > 0 and any(
+        is_dir and not name.startswith(".") and _holds_ours(folder / name, ours, depth - 1) for name, is_dir in entries
+    )
 
 
 def _same(a: Path, b: Path) -> bool:
