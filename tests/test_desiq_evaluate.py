@@ -128,11 +128,10 @@ def test_a_rerun_scores_nothing_and_metrics_come_from_the_log(env, uninterrupted
 
 def test_another_configuration_on_the_same_folder_is_refused(env, uninterrupted):
     refused = CliRunner().invoke(app, _evaluate(env, uninterrupted, "--condition", "RIWI"))
-    # the line on what was read, the error on one short line, then what differs
-    note, error, detail = refused.output.splitlines()
+    # the line on what was read, then the error on one line
+    note, error = refused.output.splitlines()
     assert refused.exit_code == 2 and note.startswith("read ") and error.startswith("error: ")
-    assert "belongs to a different run (perturb, seed differ)" in error and len(error) <= 200 + len(str(uninterrupted))
-    assert "perturb: None there, 'RIWI' now" in detail
+    assert "belongs to a different run" in error and "perturb: None there, 'RIWI' now" in refused.output
 
 
 def test_a_folder_in_use_is_refused(env, uninterrupted):

@@ -248,7 +248,7 @@ def test_a_new_file_in_the_input_data_folder_is_allowed(tmp_path):
     assert out.is_file() and (siq / "qa" / "qa_train.json").read_bytes() == before
 
 
-def test_a_foreign_config_json_is_refused_on_one_short_line_with_the_differences_on_a_second(tmp_path):
+def test_a_foreign_config_json_is_refused_on_one_short_line_with_long_differences_on_their_own(tmp_path):
     folder = RunFolder(tmp_path)
     there = {f"setting_{k}": "x" * 300 for k in range(8)}
     folder.claim(there)
@@ -259,7 +259,25 @@ def test_a_foreign_config_json_is_refused_on_one_short_line_with_the_differences
     assert len(line) - len(str(tmp_path / "config.json")) <= 200 and "\n" not in line
     detail = refused.value.detail
     assert detail is not None and all(f"{name}: 'xxx" in detail for name in there)
-    assert len(detail) < 8 * 150
+    assert len(detail) < len(str(tmp_path)) + 8 * 150
+    with pytest.raises(UsageError) as short:  # a short difference is said in the line itself
+        folder.check({**there, "setting_0": "y"})
+    assert "(setting_0: 'xxxxx" in str(short.value) and "there, 'y' now)" in str(short.value)
+    assert short.value.detail is None
+
+
+def test_a_foreign_config_json_on_the_command_line_ends_in_one_short_error_line(tmp_path):
+    out = tmp_path / "run"
+    first = CliRunner().invoke(mmsoc_app, [*EVAL, "--data", "sample", "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    other = ["--max-new-tokens", "7", "--top-p", "0.5", "--temperature", "0.3", "--sample", "--seeds", "4,5"]
+    again = ["eval", "--task", "hate", "--model", "random", "--limit", "1", "--no-progress", "--fast-metrics"]
+    refused = CliRunner().invoke(mmsoc_app, [*again, *other, "--data", "sample", "--out", str(out)])
+    assert refused.exit_code == 2, refused.output
+    *_, detail, line = refused.stderr.splitlines()
+    assert line.startswith(f"error: {out / 'config.json'} belongs to a different run (") and " more differ)" in line
+    assert len(line) <= 200 + len(str(out)) and "Traceback" not in refused.output
+    assert detail.startswith(str(out / "config.json")) and "max_new_tokens: 256 there, 7 now" in detail
 
 
 def test_a_folder_of_run_folders_takes_a_report(tmp_path):

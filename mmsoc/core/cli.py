@@ -250,11 +250,12 @@ def commands() -> typer.Typer:
 
 
 def echo_error(err: BaseException) -> None:
-    """``error: ...`` in one line on stderr, and the error's ``detail`` (a UsageError's) on a second."""
-    typer.echo(f"error: {error_message(err)}", err=True)
+    """``error: ...`` in one line on stderr, the last; the error's ``detail`` (a UsageError's), where it has
+    one, on the line before."""
     detail = getattr(err, "detail", None)
     if detail:
         typer.echo(one_line(detail), err=True)
+    typer.echo(f"error: {error_message(err)}", err=True)
 
 
 def error_message(err: BaseException) -> str:

@@ -30,6 +30,8 @@ RUNTIME = "runtime.json"
 LOCK = ".lock"
 
 Key = tuple[Any, ...]
+SAID_IN_LINE = 100
+"""The most characters of differences a refusal's line holds; longer ones go on a line of their own."""
 
 
 class RunFolderError(UsageError):
@@ -85,11 +87,13 @@ class RunFolder:
             if found.get(key) != config[key] and not (key in growable and _grows(found.get(key), config[key]))
         ]
         if differ:
+            said = "; ".join(f"{key}: {_short(found.get(key))} there, {_short(config[key])} now" for key in differ)
             named = ", ".join(differ[:3]) + (f" and {len(differ) - 3} more" if len(differ) > 3 else "")
+            short = len(said) <= SAID_IN_LINE
             raise RunFolderError(
-                f"{path} belongs to a different run ({named} differ); "
+                f"{path} belongs to a different run ({said if short else named + ' differ'}); "
                 "pass another --out folder, or delete this one to start over",
-                detail="; ".join(f"{key}: {_short(found.get(key))} there, {_short(config[key])} now" for key in differ),
+                detail=None if short else f"{path}: {said}",
             )
         return True
 
