@@ -28,7 +28,6 @@ FILLER.update(
 )
 """A value for each required parameter the guard does not read as a path (or reads as one that is absent)."""
 INPUT_BYTES = b'{"kept": "as it was"}\n'
-WRITES_FLAG = {"out": "--out", "cache_dir": "--cache-dir"}
 
 
 def _flag(param) -> str | None:
@@ -174,9 +173,8 @@ def test_a_folder_of_other_files_is_refused(command, out, tmp_path):
     folder.mkdir()
     (folder / "notes.txt").write_text("mine")
     line = _refused(_run(command, {out: str(folder)}))
-    assert line.startswith(
-        f"error: {WRITES_FLAG.get(out, '--' + out.replace('_', '-'))} {folder}: not empty and holds no"
-    )
+    said = f"error: {COMMANDS[command].flag(out)} {folder}: not empty, and nothing in it was written by mmsoc"
+    assert line.startswith(said), line
     assert ("--overwrite" in line) == (WRITES.rows[command].overwrite is not None)
     assert [p.name for p in folder.iterdir()] == ["notes.txt"]
 

@@ -4,8 +4,9 @@ Conventions of every command: ``--data`` names a dataset (a folder in the suite'
 file where the command reads one, or ``sample`` for the embedded sample); ``--out`` is where results
 go; ``--config FILE`` gives any of a command's options from a YAML or JSON file (the command line
 wins); results and tables are printed to stdout, progress and notes ("wrote ...") to stderr. Bad input
-ends in one line ``error: ...`` on stderr and exit status 2, never a traceback. A command line in an
-old spelling (:mod:`mmsoc.core.spellings`) still runs, with a note, for one release.
+ends in one line ``error: ...`` on stderr and exit status 2, never a traceback. Before a command runs, the
+output guard (:mod:`mmsoc.core.outputs`) refuses an output that would overwrite or delete one of its inputs.
+A command line in an old spelling (:mod:`mmsoc.core.spellings`) still runs, with a note, for one release.
 """
 
 from __future__ import annotations

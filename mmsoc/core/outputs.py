@@ -98,7 +98,10 @@ def guard(table: Table, writes: Writes, params: Mapping[str, Any], flag: Callabl
             else:
                 _check_folder(where, target, output, given, table)
                 if not overwrite and _holds_ours(target, table.ours) is False:
-                    raise UsageError(f"{where}: not empty and holds no files of ours; pass a new or empty folder{hint}")
+                    raise UsageError(
+                        f"{where}: not empty, and nothing in it was written by mmsoc or desiq; "
+                        f"pass a new or empty folder{hint}"
+                    )
 
 
 def _check_file(where: str, target: Path, output: Output, given: Sequence[Given], table: Table) -> None:
