@@ -69,9 +69,7 @@ WRITES = Table(
         "mmsoc list": NOTHING,
         "desiq perturb": Writes(reads=QA_FILE, outputs=(Output("out", "file", beside=CARD),)),
         "desiq build": Writes(reads=QA_FILE, outputs=(Output("out", "file", beside=CARD),)),
-        "desiq data sample": Writes(
-            outputs=(Output("out", "folder", inside=("qa", "video", "audio", "transcript")),), overwrite="overwrite"
-        ),
+        "desiq data sample": Writes(outputs=(Output("out", "folder"),), overwrite="overwrite"),
         "desiq probe": Writes(
             reads=(*QA_FILE, "train", "eval_file", "backbone", "encoder", "text_encoder", "audio_encoder"),
             outputs=(
@@ -87,10 +85,7 @@ WRITES = Table(
             reads=("data", "schema"), runs=("model",), outputs=(Output("out", "folder", inside=RUN),)
         ),
         "desiq cache info": NOTHING,
-        # clearing deletes the modality folders of --cache-dir: a folder of other files is refused
-        "desiq cache clear": Writes(
-            outputs=(Output("cache_dir", "folder", inside=("video", "audio", "transcript", "frames", "waveform")),)
-        ),
+        "desiq cache clear": NOTHING,  # deletes entries of the feature cache, reads nothing
         "desiq eval": Writes(
             reads=("model", "data", "chat_template", "prompts_file", "media_root"),
             runs=("adapter",),
