@@ -289,3 +289,13 @@ def test_a_folder_of_run_folders_takes_a_report(tmp_path):
     )
     assert reported.exit_code == 0, reported.output
     assert (runs / "report.html").is_file() and (runs / "notes.txt").read_text() == "mine"
+
+
+def test_a_run_into_its_data_folder_itself_is_refused(tmp_path):
+    from mmsoc.tasks.data.sample import write_sample
+
+    data = write_sample(tmp_path / "data")
+    before = sorted(p.relative_to(data) for p in data.rglob("*"))
+    line = _refused(CliRunner().invoke(mmsoc_app, [*EVAL, "--data", str(data), "--out", str(data)]))
+    assert line.startswith(f"error: --out {data}: not empty, and nothing in it was written by mmsoc or desiq")
+    assert sorted(p.relative_to(data) for p in data.rglob("*")) == before
