@@ -23,13 +23,17 @@ a list or object cell is written as JSON text, which the reader decodes.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import logging
 import os
 from collections.abc import Callable, Iterable
+from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desiq.formats.mcqa_fields import TABLES, SourceRow
 from desiq.records import MCQAItem
 from mmsoc.core.io import UsageError, atomic_open, write_json, write_jsonl
 
@@ -62,9 +66,22 @@ def write_table_mcqa(path: str | os.PathLike, items: Iterable[MCQAItem], reading
         _write_rows(path, _container(path, "jsonl"), rows, list(dict.fromkeys(k for row in rows for k in row)))
         return
     items = list(items)
-    rows = [_row_of(item, layout, reading.mapping) for item in items]
+    sources = [layout.rows.get(item.id) or layout.rows.get(item.source) for item in items]
+    rows = [
+        _row_of(item, source.cells if source else {}, layout, reading.mapping) for item, source in zip(items, sources)
+    ]
     columns = list(dict.fromkeys([*layout.columns, *(k for row in rows for k in row)]))
-    _write_rows(path, _container(path, layout.container), rows, columns)
+    container = _container(path, layout.container)
+    if layout.text is not None and container == layout.container:
+        _write_text(
+            path,
+            TABLES[f".{container}"],
+            [_Written(row, source) for row, source in zip(rows, sources)],
+            columns,
+            layout,
+        )
+    else:
+        _write_rows(path, container, rows, columns)
     _note_base(path, items, layout, reading.mapping)
 
 
@@ -89,9 +106,8 @@ def _container(path: Path, read_in: str) -> str:
     return named
 
 
-def _row_of(item: MCQAItem, layout: Layout, mapping: Mapping) -> dict[str, Any]:
-    """The item's row: the one it was read from (or an empty one) with the mapped cells set to its values."""
-    base = layout.rows.get(item.id) or layout.rows.get(item.source) or {}
+def _row_of(item: MCQAItem, base: dict[str, Any], layout: Layout, mapping: Mapping) -> dict[str, Any]:
+    """The item's row: the one it was read from (``base``, or an empty one) with the mapped cells set to its values."""
     row = dict(base)
     named = [(mapping.id, item.qid), (mapping.question, item.question), (mapping.group, item.video)]
     named += [(mapping.context, item.context), (mapping.media, item.media)]
@@ -165,6 +181,52 @@ def _write_rows(path: Path, container: str, rows: list[dict[str, Any]], columns:
         write_json(path, rows)
     else:
         write_jsonl(path, rows)
+
+
+@dataclass(frozen=True)
+class _Written:
+    """A row to write and the row of the input it was made from (None: an item that came from no row)."""
+
+    cells: dict[str, Any]
+    source: SourceRow | None
+
+
+def _write_text(path: Path, delimiter: str, rows: list[_Written], columns: list[str], layout: Layout) -> None:
+    """A CSV or TSV file in the input's line ending, each cell the command did not change in the input's bytes."""
+    assert layout.text is not None
+    text, newline = layout.text, layout.text.newline
+    header = dict(zip(layout.columns, text.cells.get(1, layout.columns)))
+    lines = [delimiter.join(header.get(column) or _quoted(column, delimiter) for column in columns)]
+    for row in rows:
+        source = row.source or SourceRow(0, {})
+        raw = dict(zip(layout.columns, text.cells.get(source.line, ())))
+        cells = []
+        for column in columns:
+            new = row.cells.get(column)
+            same = column in raw and _same_cell(source.cells.get(column), new)
+            cells.append(raw[column] if same else _quoted(_cell(new), delimiter))
+        lines.append(delimiter.join(cells))
+    with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write("".join(line + newline for line in lines))
+
+
+def _same_cell(old: object, new: object) -> bool:
+    """Whether the cell read as ``old`` still says ``new`` (a list or object cell: the same JSON value)."""
+    if not isinstance(old, str):
+        return False
+    if isinstance(new, (list, dict)):
+        with suppress(json.JSONDecodeError):
+            return json.loads(old) == new
+    return _cell(new) == old
+
+
+def _quoted(value: str, delimiter: str) -> str:
+    """One cell as ``csv.writer`` writes it (quoted where it must be)."""
+    if value == "":
+        return ""
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=delimiter, lineterminator="").writerow([value])
+    return buffer.getvalue()
 
 
 def _cell(value: object) -> str:
