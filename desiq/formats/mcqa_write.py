@@ -17,7 +17,10 @@ The container is the one the output's suffix names (``.csv``, ``.tsv``, ``.json`
 ``.jsonl`` or ``.ndjson``: JSON Lines, ``.parquet``), with the input's columns; any other suffix keeps
 the input's container, and a JSON Lines input named ``.json`` stays JSON Lines. So ``--out kept.csv``
 on a CSV input writes that CSV, and ``--out kept.parquet`` the same columns as Parquet. In CSV and TSV
-a list or object cell is written as JSON text, which the reader decodes.
+a list or object cell is written as JSON text, which the reader decodes. A CSV or TSV written in the
+container it was read in keeps its line ending and, in every cell the command did not change, the bytes
+the input had (its quotes, line breaks inside a cell): a file written back unchanged is the same bytes, but
+for a byte-order mark (dropped) and a last line without its line ending (given one).
 """
 
 from __future__ import annotations

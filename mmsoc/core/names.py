@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from mmsoc.core.io import UsageError
 
-SHOWN = 60
+SHOWN = 100
 """Characters of a user's text that a message quotes."""
 
 NAME_LIMIT = 200
 """The longest name that is stored."""
+
+
+REASON = 100
+"""Characters of a library's reason that a one-line message keeps."""
 
 
 def shown(text: str) -> str:
@@ -23,6 +27,19 @@ def shown(text: str) -> str:
     if len(text) <= SHOWN:
         return repr(text)
     return f"{text[:SHOWN]!r}... ({len(text):,} characters)"
+
+
+def cut(text: str) -> str:
+    """``text`` unquoted, or its first ``SHOWN`` characters and its length (where a message already quotes it)."""
+    return text if len(text) <= SHOWN else f"{text[:SHOWN]}... ({len(text):,} characters)"
+
+
+def cannot_load(model: str, err: Exception) -> OSError:
+    """The one-line error of a model that cannot be loaded: the name capped wherever it is echoed, the
+    library's reason on one line and cut after ``REASON`` characters."""
+    why = " ".join(str(err).replace(model, cut(model)).split())
+    why = why if len(why) <= REASON else why[:REASON] + "..."
+    return OSError(f"cannot load model {shown(model)} (a local folder or a reachable hub id): {why}")
 
 
 def given_name(name: str, what: str) -> str:
