@@ -198,7 +198,7 @@ def _write_text(path: Path, delimiter: str, rows: list[_Written], columns: list[
     """A CSV or TSV file in the input's line ending, each cell the command did not change in the input's bytes."""
     assert layout.text is not None
     text, newline = layout.text, layout.text.newline
-    header = dict(zip(layout.columns, text.cells.get(1, layout.columns)))
+    header = dict(zip(layout.columns, text.cells[1])) if 1 in text.cells else {}
     lines = [delimiter.join(header.get(column) or _quoted(column, delimiter) for column in columns)]
     for row in rows:
         source = row.source or SourceRow(0, {})

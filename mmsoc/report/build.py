@@ -247,8 +247,7 @@ def _lengths(cells: dict[str, Cell]) -> dict[str, np.ndarray] | None:
 
 
 def _metric_cells(kind: str, cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dict[str, dict]:
-    """Value, interval (none from too few items) and spread over seeds of every metric of ``cell`` on ``rows``;
-    for a metric without a value, why (``undefined``, in words)."""
+    """Each metric on ``rows``: value, interval (none from too few items), spread over seeds, why it has no value."""
     out: dict[str, dict] = {}
     counts: dict[int, list[np.ndarray]] = {}
     for key in cell.metric_keys():
