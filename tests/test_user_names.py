@@ -73,3 +73,19 @@ def test_a_model_that_cannot_load_is_named_in_one_short_line(tmp_path, monkeypat
     line = one_error_line(result.output)
     assert line.startswith("error: cannot load model 'nnn") and "(100,000 characters)" in line
     assert len(line) < 300 and not (tmp_path / "run").exists()
+
+
+def test_a_huge_unknown_name_or_choice_is_echoed_capped(tmp_path):
+    from desiq.cli import app as desiq_app
+
+    task = CliRunner().invoke(app, ["eval", "--task", HUGE, "--model", "random", "--out", str(tmp_path / "run")])
+    assert task.exit_code == 2
+    line = one_error_line(task.output)
+    assert line.startswith(f"error: unknown task {shown(HUGE)}") and len(line) < 1000  # the known tasks follow
+    choice = CliRunner().invoke(
+        desiq_app, ["perturb", "--data", "sample", "--condition", HUGE, "--out", str(tmp_path / "p.jsonl")]
+    )
+    assert choice.exit_code == 2
+    assert (
+        one_error_line(choice.output) == f"error: --condition {shown(HUGE)}: choose NCAQ, RIWI, RIWA, RAWI, RAWA, SHUF"
+    )
