@@ -24,8 +24,8 @@ format writes items read from a Social-IQ file into a CSV, TSV or Parquet output
 A file has one option count K (the most common one): rows with another count, and rows that cannot be
 read (text that is not a string, NaN, an answer out of range, an option that is blank or repeats another
 one, whitespace and case aside, ...) are skipped, each named by file, line (the record's number in JSON
-arrays and Parquet) and field. Items are written back in the layout they
-were read in, each in its own row (``desiq.formats.mcqa_write``).
+arrays and Parquet) and field. Items are written back in the layout they were read in, each in its own row
+(``desiq.formats.mcqa_write``).
 """
 
 from __future__ import annotations

@@ -32,7 +32,6 @@ import logging
 import os
 from collections.abc import Callable, Iterable
 from contextlib import suppress
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -76,13 +75,7 @@ def write_table_mcqa(path: str | os.PathLike, items: Iterable[MCQAItem], reading
     columns = list(dict.fromkeys([*layout.columns, *(k for row in rows for k in row)]))
     container = _container(path, layout.container)
     if layout.text is not None and container == layout.container:
-        _write_text(
-            path,
-            TABLES[f".{container}"],
-            [_Written(row, source) for row, source in zip(rows, sources)],
-            columns,
-            layout,
-        )
+        _write_text(path, rows, sources, columns, layout)
     else:
         _write_rows(path, container, rows, columns)
     _note_base(path, items, layout, reading.mapping)
@@ -186,31 +179,25 @@ def _write_rows(path: Path, container: str, rows: list[dict[str, Any]], columns:
         write_jsonl(path, rows)
 
 
-@dataclass(frozen=True)
-class _Written:
-    """A row to write and the row of the input it was made from (None: an item that came from no row)."""
-
-    cells: dict[str, Any]
-    source: SourceRow | None
-
-
-def _write_text(path: Path, delimiter: str, rows: list[_Written], columns: list[str], layout: Layout) -> None:
-    """A CSV or TSV file in the input's line ending, each cell the command did not change in the input's bytes."""
+def _write_text(
+    path: Path, rows: list[dict[str, Any]], sources: list[SourceRow | None], columns: list[str], layout: Layout
+) -> None:
+    """A CSV or TSV file in the input's line ending, each cell that still says what the input's row (``sources``:
+    None for an item that came from no row) said kept in the input's bytes."""
     assert layout.text is not None
-    text, newline = layout.text, layout.text.newline
+    text, delimiter = layout.text, TABLES[f".{layout.container}"]
     header = dict(zip(layout.columns, text.cells[1])) if 1 in text.cells else {}
     lines = [delimiter.join(header.get(column) or _quoted(column, delimiter) for column in columns)]
-    for row in rows:
-        source = row.source or SourceRow(0, {})
-        raw = dict(zip(layout.columns, text.cells.get(source.line, ())))
+    for row, source in zip(rows, sources):
+        old = source.cells if source else {}
+        raw = dict(zip(layout.columns, text.cells.get(source.line, ()) if source else ()))
         cells = []
         for column in columns:
-            new = row.cells.get(column)
-            same = column in raw and _same_cell(source.cells.get(column), new)
-            cells.append(raw[column] if same else _quoted(_cell(new), delimiter))
+            same = column in raw and _same_cell(old.get(column), row.get(column))
+            cells.append(raw[column] if same else _quoted(_cell(row.get(column)), delimiter))
         lines.append(delimiter.join(cells))
     with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write("".join(line + newline for line in lines))
+        handle.write("".join(line + text.newline for line in lines))
 
 
 def _same_cell(old: object, new: object) -> bool:
