@@ -89,3 +89,15 @@ def test_a_huge_unknown_name_or_choice_is_echoed_capped(tmp_path):
     assert (
         one_error_line(choice.output) == f"error: --condition {shown(HUGE)}: choose NCAQ, RIWI, RIWA, RAWI, RAWA, SHUF"
     )
+
+
+def test_a_votes_file_with_a_huge_annotator_name_is_one_short_line(tmp_path):
+    battle = {"id": "b1", "item": "i1", "model_a": "x", "model_b": "y", "response_a": "ra", "response_b": "rb"}
+    battle["votes"] = [{"annotator": HUGE, "label": "A", "time": 1.0}]
+    path = tmp_path / "votes.jsonl"
+    path.write_text(json.dumps(battle) + "\n")
+    result = CliRunner().invoke(app, ["arena", "rate", "--votes", str(path), "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2
+    line = one_error_line(result.output)
+    assert f"line 1: field 'votes[0].annotator': annotator {shown(HUGE)} is longer than 200 characters" in line
+    assert len(line) < len(str(path)) + 250 and not (tmp_path / "r").exists()

@@ -27,7 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mmsoc.core.io import InputError, read_jsonl, write_jsonl
-from mmsoc.core.names import NAME_LIMIT, shown
+from mmsoc.core.names import NAME_LIMIT, cut, shown
 
 LABELS: tuple[str, ...] = ("A", "B", "tie", "both_bad")
 """A better, B better, a tie, both bad (SocialArena's A / B / T / G)."""
@@ -166,7 +166,7 @@ def _votes(value: object, fail) -> tuple[Vote, ...]:
         seen.add(annotator)
         label = entry.get("label")
         if label not in LABELS:
-            raise fail(f"expected one of {', '.join(LABELS)}, got {shown(repr(label))}", f"{name}.label")
+            raise fail(f"expected one of {', '.join(LABELS)}, got {cut(repr(label))}", f"{name}.label")
         critique = _string(entry.get("critique", ""), fail, f"{name}.critique", empty=True)
         time = entry.get("time")
         if isinstance(time, bool) or not isinstance(time, (int, float)) or time != time:
