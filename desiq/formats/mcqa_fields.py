@@ -6,9 +6,11 @@ in it)."""
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -251,26 +253,23 @@ def _keep_cells(text: TableText, line: int, record: str, cells: list[str], delim
         text.cells[line] = raw
 
 
+@functools.cache
+def _cell_pattern(delimiter: str) -> re.Pattern[str]:
+    """One cell of a CSV record as it stands, quoted (doubled quotes inside; anything up to the delimiter
+    after it) or not, and the delimiter that ends it."""
+    other = f"[^{re.escape(delimiter)}]*"
+    return re.compile(f'("(?:[^"]|"")*"{other}|{other}){re.escape(delimiter)}')
+
+
 def _raw_cells(record: str, delimiter: str) -> tuple[str, ...]:
-    """A CSV record's cells as they stand in its text, quotes kept (a quote opens a quoted stretch at the
-    start of a cell or right after one closed: a doubled quote)."""
-    cells: list[str] = []
-    cell: list[str] = []
-    quoted = False
-    for char in record:
-        if char == '"' and (quoted or not cell or cell[0] == '"'):
-            quoted = not quoted
-        if char == delimiter and not quoted:
-            cells.append("".join(cell))
-            cell = []
-        else:
-            cell.append(char)
-    cells.append("".join(cell))
-    return tuple(cells)
+    """A CSV record's cells as they stand in its text, quotes kept."""
+    return tuple(_cell_pattern(delimiter).findall(record + delimiter))
 
 
 def _cell_value(raw: str, delimiter: str) -> str:
-    """What ``csv.reader`` reads a cell's text as."""
+    """What ``csv.reader`` reads a cell's text as (an unquoted cell: itself)."""
+    if not raw.startswith('"'):
+        return raw
     return next(csv.reader(io.StringIO(raw, newline=""), delimiter=delimiter), [""])[0]
 
 
