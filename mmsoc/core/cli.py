@@ -30,6 +30,7 @@ from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from mmsoc.core.config_file import defaults_from, read_config
 from mmsoc.core.io import InputError, UsageError
+from mmsoc.core.names import shown
 from mmsoc.core.options import option
 from mmsoc.core.outputs import Table, Writes, guard
 from mmsoc.core.registry import nearest, unknown_message
@@ -111,8 +112,8 @@ def usage_message(err: ClickUsageError) -> str:
         value, choices = _given(err), _choices(err.param)
         if value is not None and choices:
             close = nearest(value, choices)
-            return f"{_flag(err)} {value!r}: choose {', '.join([*close, *(c for c in choices if c not in close)])}"
-        return f"{_flag(err)}{f' {value!r}' if value is not None else ''}: {one_line(err.message)}"
+            return f"{_flag(err)} {shown(value)}: choose {', '.join([*close, *(c for c in choices if c not in close)])}"
+        return f"{_flag(err)}{f' {shown(value)}' if value is not None else ''}: {one_line(err.message)}"
     if isinstance(err, NoSuchOption) and err.ctx is not None:
         params = err.ctx.command.get_params(err.ctx)
         known = [opt for param in params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -13,7 +14,7 @@ from mmsoc import __version__
 from mmsoc.core.progress import steps, track
 from mmsoc.metrics.datasets import dataset_rows
 from mmsoc.metrics.labels import INVALID, canonical_label
-from mmsoc.metrics.registry import all_keys
+from mmsoc.metrics.registry import all_keys, why_undefined
 from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
 from mmsoc.metrics.verdict import DIFFERENCE_WORDS, MIN_CLUSTERS, enough, interval_verdict
 from mmsoc.report.methods import methods, metric_order
@@ -245,8 +246,8 @@ def _lengths(cells: dict[str, Cell]) -> dict[str, np.ndarray] | None:
     return {**runs, "reference": first.reference_lengths}
 
 
-def _metric_cells(cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dict[str, dict]:
-    """Value, interval (none from too few items) and spread over seeds of every metric of ``cell`` on ``rows``."""
+def _metric_cells(kind: str, cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dict[str, dict]:
+    """Each metric on ``rows``: value, interval (none from too few items), spread over seeds, why it has no value."""
     out: dict[str, dict] = {}
     counts: dict[int, list[np.ndarray]] = {}
     for key in cell.metric_keys():
@@ -259,6 +260,8 @@ def _metric_cells(cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dic
             "high": high,
             "seed_std": float(np.std(seed_values, ddof=1)) if len(seed_values) > 1 else None,
         }
+        if not math.isfinite(point):
+            out[key]["undefined"] = why_undefined(kind, key)
     return out
 
 
@@ -284,7 +287,7 @@ def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, mis
             **cell.success,
             "missing_items": len(all_ids) - len(cell.ids),
             "items_missing_for_some_seeds": cell.partial_items,
-            "metrics": _metric_cells(cell, np.arange(len(cell.ids)), settings),
+            "metrics": _metric_cells(spec.kind, cell, np.arange(len(cell.ids)), settings),
             "info": _info_counts(cell.scores),
         }
         if cell.datasets:
@@ -293,7 +296,7 @@ def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, mis
                 dataset: {
                     "n": len(rows),
                     **cell.dataset_success[dataset],
-                    "metrics": _metric_cells(cell, rows, settings),
+                    "metrics": _metric_cells(spec.kind, cell, rows, settings),
                 }
                 for dataset, rows in cell.datasets.items()
             }

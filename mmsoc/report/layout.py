@@ -21,8 +21,11 @@ TITLE = "Evaluation report"
 
 
 def _interval(cell: dict | None) -> str:
+    """A metric's cell: its value and interval, or why it has none (``undefined: the references hold one class``)."""
     if cell is None:
         return "\u2014"
+    if cell.get("undefined"):
+        return f"undefined: {cell['undefined']}"
     if cell["low"] is None and cell["high"] is None:
         return fmt(cell["value"])
     return f"{fmt(cell['value'])} [{fmt(cell['low'])}, {fmt(cell['high'])}]"
