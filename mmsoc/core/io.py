@@ -24,6 +24,10 @@ class UsageError(Exception):
     the command line reports it in one line."""
 
 
+class RunFailed(Exception):
+    """A run that ended, its files written, without doing what it was asked: exit status 1 (runners.failures)."""
+
+
 class InputError(ValueError):
     """Bad input, located by file, line and field."""
 
