@@ -17,8 +17,9 @@ from typing import Any, TypeVar
 
 from mmsoc.core.io import RunFailed
 
-SHOWN_ERROR_CHARS = 120
-"""Longest part of the first error quoted in the one-line verdict (every error is whole in problems.jsonl)."""
+SHOWN_ERROR_CHARS = 130
+"""Longest the first error is quoted in the one-line verdict, its head (which item) and its tail (why) kept; every
+error is whole in problems.jsonl."""
 K = TypeVar("K", bound=Hashable)
 _LIMIT = re.compile(r"(?P<number>\d+(?:\.\d+)?)(?P<percent>%?)")
 
@@ -82,9 +83,10 @@ class Tally:
         failed than ``limit`` allows."""
         if not self.failed:
             return None
-        error = self.first_error or "no prediction recorded"
+        error = " ".join((self.first_error or "no prediction recorded").split())
         if len(error) > SHOWN_ERROR_CHARS:
-            error = error[: SHOWN_ERROR_CHARS - 3] + "..."
+            half = (SHOWN_ERROR_CHARS - 5) // 2
+            error = f"{error[:half]} ... {error[-half:]}"
         if self.failed == self.items:
             raise RunFailed(f"0 of {self.items} items succeeded; first error: {error}")
         said = f"{self.failed} of {self.items} items failed"

@@ -146,16 +146,16 @@ def read_reply(shape: type[Shape], body: bytes | object, where: str) -> Shape:
             return shape.model_validate_json(body)
         return shape.model_validate(body)
     except ValidationError as err:
-        raise MalformedReply(f"{where}: malformed reply from the server: {_first(err)}") from None
+        raise MalformedReply(f"{where}: malformed reply: {_first(err)}") from None
 
 
 def _first(err: ValidationError) -> str:
     """The first problem pydantic found, short: where in the reply, what is wrong, the value (cut)."""
     problems = err.errors(include_url=False)
     first = problems[0]
-    where = ".".join(str(step) for step in first["loc"]) or "the body"
+    where = "".join(f"{step}: " if k == len(first["loc"]) - 1 else f"{step}." for k, step in enumerate(first["loc"]))
     if first["type"] == "value_error":  # one of our checks: its message says it all
-        return f"{where}: {first['ctx']['error']}"
+        return f"{where}{first['ctx']['error']}"
     value = "" if first["type"] == "missing" else f" (got {str(first.get('input'))[:SHOWN_CHARS]!r})"
     more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""
-    return f"{where}: {first['msg']}{value}{more}"
+    return f"{where}{first['msg']}{value}{more}"
