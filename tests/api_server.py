@@ -43,6 +43,8 @@ LLAVA15_CHAT_TEMPLATE = (
     "{% endfor %}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}"
 )
 CHILD_ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+POLL_SECONDS = 0.02
+"""How often a local server looks for the end of its ``with`` block (the default 0.5 s is most of a short test)."""
 
 
 def servable_copy(model_dir: str | Path, folder: Path) -> Path:
@@ -203,7 +205,7 @@ class FailingProxy(LocalServer):
                 self.wfile.write(payload)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True)
 
 
 class BadServer(LocalServer):
@@ -254,7 +256,7 @@ class BadServer(LocalServer):
                             return
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True)
 
     def completion(self, reply: str) -> bytes:
         """A chat completion whose one choice is ``reply``, as the OpenAI API writes it."""
@@ -300,7 +302,7 @@ class ScriptedServer(LocalServer):
                 self.wfile.write(payload)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True)
 
 
 def completion(choices: list, **fields) -> bytes:
