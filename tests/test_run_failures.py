@@ -63,3 +63,20 @@ def test_the_verdict_is_one_short_line_however_long_the_error_its_head_and_tail_
     assert len(said) < 200 and "\n" not in said
     assert said.startswith("0 of 3 items succeeded; first error: item 7: xxx")
     assert " ... " in said and said.endswith("xxx why it failed")
+
+
+@pytest.mark.parametrize("app_name", ["mmsoc", "desiq"])
+def test_a_bad_max_failures_is_one_line_exit_2_before_any_work(app_name, tmp_path):
+    from typer.testing import CliRunner
+
+    from desiq.cli import app as desiq_app
+    from mmsoc.cli import app as mmsoc_app
+
+    out = tmp_path / "run"
+    command = ["eval", "--task", "hate"] if app_name == "mmsoc" else ["eval", "--data", "sample", "--inputs", "q+a"]
+    app = mmsoc_app if app_name == "mmsoc" else desiq_app
+    result = CliRunner().invoke(app, [*command, "--model", "random", "--out", str(out), "--max-failures", "five"])
+    assert result.exit_code == 2 and result.output.strip().splitlines() == [
+        "error: --max-failures 'five': give a number of items (3) or a percentage (5%)"
+    ]
+    assert not out.exists()
