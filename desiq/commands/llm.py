@@ -163,6 +163,7 @@ def eval_command(
     schema: Schema = None,
     media_root: MediaRoot = None,
     format: Format = "auto",
+    max_failures: flags.MaxFailures = None,
 ) -> None:
     """Ask MODEL every question under every DeSIQ condition; accuracy with chance and intervals by video."""
     from desiq.commands.options import field_mapping
@@ -173,7 +174,6 @@ def eval_command(
         dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
     )
     server = flags.server_options(api_base, concurrency, request_timeout, retries, deadline, max_response_bytes)
-    batch, mapping = parse_batch_size(batch_size), field_mapping(fields, schema)
     media = _media(num_frames, fps, video_as, cache_dir)
     prefix = flags.choice("--prefix-cache", prefix_cache, ("auto", "off"))
     options = EvalOptions(
@@ -184,7 +184,7 @@ def eval_command(
         conditions=condition,
         seed=seed,
         limit=limit,
-        batch_size=batch,
+        batch_size=parse_batch_size(batch_size),
         prompt=prompt,
         prompts_file=prompts_file,
         max_new_tokens=max_new_tokens,
@@ -192,9 +192,10 @@ def eval_command(
         log_prompts=log_prompts,
         progress=progress,
         min_clusters=min_clusters,
-        mapping=mapping,
+        mapping=field_mapping(fields, schema),
         media_root=media_root,
         format=format,
+        max_failures=max_failures,
         model=model_flags.model_options(device=device, adapter=adapter, media=media, prefix_cache=prefix, **server),
     )
     metrics = evaluate(model, data, out, options)

@@ -4,7 +4,8 @@ Conventions of every command: ``--data`` names a dataset (a folder in the suite'
 file where the command reads one, or ``sample`` for the embedded sample); ``--out`` is where results
 go; ``--config FILE`` gives any of a command's options from a YAML or JSON file (the command line
 wins); results and tables are printed to stdout, progress and notes ("wrote ...") to stderr. Bad input
-ends in one line ``error: ...`` on stderr and exit status 2, never a traceback. Before a command runs, the
+ends in one line ``error: ...`` on stderr and exit status 2, never a traceback; a run that ended without doing what
+it was asked (:class:`~mmsoc.core.io.RunFailed`) in one such line and exit status 1. Before a command runs, the
 output guard (:mod:`mmsoc.core.outputs`) refuses an output that would overwrite or delete one of its inputs.
 A command line in an old spelling (:mod:`mmsoc.core.spellings`) still runs, with a note, for one release.
 """
@@ -29,7 +30,7 @@ from typer._click.exceptions import UsageError as ClickUsageError
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from mmsoc.core.config_file import defaults_from, read_config
-from mmsoc.core.io import InputError, UsageError
+from mmsoc.core.io import InputError, RunFailed, UsageError
 from mmsoc.core.names import shown
 from mmsoc.core.options import option
 from mmsoc.core.outputs import Table, Writes, guard
@@ -238,6 +239,9 @@ def _one_line_errors(function: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         try:
             return function(*args, **kwargs)
+        except RunFailed as err:
+            typer.echo(f"error: {error_message(err)}", err=True)
+            raise typer.Exit(1) from None
         except EXPECTED_ERRORS as err:
             echo_error(err)
             raise typer.Exit(2) from None

@@ -28,6 +28,10 @@ class UsageError(Exception):
         self.detail = detail
 
 
+class RunFailed(Exception):
+    """A run that ended, its files written, without doing what it was asked: exit status 1 (runners.failures)."""
+
+
 class InputError(ValueError):
     """Bad input, located by file, line and field."""
 

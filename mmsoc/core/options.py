@@ -64,6 +64,8 @@ VOCABULARY: dict[str, str] = {
     "use, shared among the run's processes on this machine, at most 8); in runtime.json",
     "--text-length": "Words of a news text kept (misinformation; MM-Soc's truncate_input with "
     "--text_input_length 128, the paper's default); 0 keeps the whole text",
+    "--max-failures": "Items a run may fail (a number, or a percentage of its items: 5%) and still exit 0; with "
+    "more it exits 1, as a run in which no item succeeded does",
     "--fast-metrics": "Skip the model-based metrics (BERTScore, embedding similarity)",
     "--text-encoder": "A text encoder (hub id or folder): the sentence model of BERTScore and embedding "
     "similarity, or the frozen text encoder of the paper's T5-fusion",
