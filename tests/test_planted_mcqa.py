@@ -7,9 +7,9 @@ import re
 
 import numpy as np
 import pytest
+from planted_mcqa import FAMILIES, chance_fraction, planted_rows, write_planted
 
 from desiq.formats import read_mcqa
-from tests.planted_mcqa import FAMILIES, chance_fraction, planted_rows, write_planted
 
 N = 1000
 WORD = re.compile(r"[\w']+")
