@@ -167,3 +167,11 @@ def test_every_probe_table_shows_the_battery_beside_the_trained_probe(tmp_path):
     assert prior["accuracy"] == pytest.approx(np.mean([g == 0 for g in gold]))  # the training file answers first most
     md = (out / "probe.md").read_text()
     assert "## The shortcut battery on the same questions" in md and "| position_prior | original | original |" in md
+
+
+def test_desiq_list_probes_lists_every_rule_with_what_it_reads():
+    result = CliRunner().invoke(app, ["list", "probes"])
+    assert result.exit_code == 0, result.output
+    for name in BATTERY:
+        line = next(x for x in result.output.splitlines() if x.startswith(f"heuristics:{name} "))
+        assert "(reads q+a)" in line if name == "question_overlap" else "(reads a)" in line

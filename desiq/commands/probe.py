@@ -176,13 +176,12 @@ def probe(
     from desiq.probes import make_probe
     from mmsoc.core.io import check_writable
 
-    mapping = field_mapping(fields, schema)
+    files = ProbeFiles(data, split, train, eval_file, field_mapping(fields, schema), format)
     if not PROBES[probe.value].trains:
-        files = ProbeFiles(data, split, train, eval_file, mapping, format)
         return _heuristics(out, files, inputs.value, seed, per_item, min_clusters)
     media_needed = bool(PROBES[probe.value].media and InputSetting.parse(inputs.value).media)
     train_items, eval_items, names, media_root = _probe_items(
-        out, data, split, train, eval_file, mapping, format, media_root, media_needed
+        out, data, split, train, eval_file, files.mapping, format, media_root, media_needed
     )
     check_writable(out)  # a folder that cannot take the results fails now, not after training
     backend = make_probe(

@@ -227,7 +227,7 @@ def write_heuristics(report: HeuristicReport, out_dir: str | Path) -> Path:
 
 PROBE = ProbeEntry(
     "heuristics",
-    "the shortcut battery without training (" + ", ".join(s.name for s in SHORTCUTS) + "); needs only --eval",
+    "the shortcut battery: answer-only rules without training (each listed as heuristics:RULE); needs only --eval",
     None,
     trains=False,
 )

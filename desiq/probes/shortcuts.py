@@ -138,12 +138,12 @@ SHORTCUTS = (
     Shortcut("longest_words", "most words", fixed(longest_words)),
     Shortcut("shortest_words", "fewest words", fixed(shortest_words)),
     Shortcut("question_overlap", "most words shared with the question", fixed(question_overlap), reads="q+a"),
-    Shortcut("odd_one_out", "least like the other options (word Jaccard)", fixed(odd_one_out), pairs=False),
-    Shortcut("most_central", "most like the other options (word Jaccard)", fixed(likeness), pairs=False),
+    Shortcut("odd_one_out", "least like the other options, by word Jaccard", fixed(odd_one_out), pairs=False),
+    Shortcut("most_central", "most like the other options, by word Jaccard", fixed(likeness), pairs=False),
     Shortcut(
         "position_prior", "the training file's most frequent correct position", position_prior, learns=True, pairs=False
     ),
-    Shortcut("rewrite_nearest", "nearest to the rewrite option (word Jaccard)", fixed(rewrite_nearest), pairs=False),
+    Shortcut("rewrite_nearest", "nearest to the rewrite option, by word Jaccard", fixed(rewrite_nearest), pairs=False),
 )
 
 
