@@ -10,13 +10,14 @@ from pathlib import Path
 import numpy as np
 
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe_table import ORIGINAL, ProbeReport, needs_ncaq_row
+from desiq.probe_table import ORIGINAL, ProbeReport, accuracy_text, needs_ncaq_row
 from desiq.probes import ProbeBackend
+from desiq.probes.heuristics import battery_lines
 from desiq.probes.linear import flatten
 from desiq.records import MCQAItem
 from mmsoc.core.io import atomic_open, write_json, write_text
 from mmsoc.core.markdown import md_text
-from mmsoc.metrics.verdict import ABOVE, MIN_CLUSTERS, enough
+from mmsoc.metrics.verdict import ABOVE, MIN_CLUSTERS
 
 NO_CLAIM = "–"
 
@@ -26,10 +27,7 @@ def _cell(report: ProbeReport, perturbation: str, config: str, data: str) -> tup
         row = report.get(perturbation, config, data)
     except StopIteration:
         return "–", "–"
-    low, high = row.ci95
-    if not enough(row.videos, row.min_videos):  # no interval from too few videos: the verdict says so
-        return f"{100 * row.accuracy:.2f}", row.verdict
-    return f"{100 * row.accuracy:.2f} [{100 * low:.1f}, {100 * high:.1f}]", row.verdict
+    return accuracy_text(row), row.verdict
 
 
 def _row(report: ProbeReport, label: str, perturbation: str, data: str, expected: tuple[str, str]) -> str:
@@ -74,7 +72,8 @@ def legend(report: ProbeReport) -> list[str]:
         "- A2: a probe trained on A2 pairs (the correct option against each incorrect one); a pair counts only "
         "when the correct option scores strictly higher (ties are wrong, as in the paper's code). "
         f"{report.configs[0]}: a probe trained on the questions with all their options; the top-scoring option "
-        "counts (first on a tie, as `np.argmax`).",
+        "counts (first on a tie, as `np.argmax`). Where more than 1% of a cell's items tie at the top, the cell "
+        "says how many, and the accuracy with each tie counted as a share (1/t of a hit among t tied options).",
         "- DeSIQ_d / DeSIQ_s (retrained): a probe trained from scratch on the DeSIQ rebuild of the training "
         "file (distractors: answers of questions from other videos / the same video), scored on the rebuild "
         "of the eval file.",
@@ -135,6 +134,9 @@ def probe_markdown(report: ProbeReport) -> str:
                 f"{split.name}, {everything}: {row.verdict}"
                 + (" — a shortcut survives the rebuild." if row.verdict.startswith(ABOVE) else ".")
             )
+    if report.shortcuts is not None:
+        lines += ["", "## The shortcut battery on the same questions (no training)", ""]
+        lines += battery_lines(report.shortcuts)
     lines.append("")
     return "\n".join(lines)
 

@@ -33,6 +33,7 @@ from desiq.inputs import InputSetting
 from desiq.perturbation_schemes import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS, Perturbation
 from desiq.probes import ProbeBackend
+from desiq.probes.ties import hit_share, tied
 from desiq.records import PAIRS, MCQAItem, configs, in_config, option_count
 from desiq.splits import build_split
 from mmsoc.core.progress import steps
@@ -40,7 +41,7 @@ from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
 from mmsoc.metrics.verdict import CHANCE_WORDS, MIN_CLUSTERS, SAME, enough, interval_verdict
 
 if TYPE_CHECKING:
-    from desiq.probes.heuristics import HeuristicRow
+    from desiq.probes.heuristics import HeuristicReport, HeuristicRow
 
 ORIGINAL = "original"
 CONFIGS = ("A4", "A2")
@@ -48,6 +49,8 @@ CONFIGS = ("A4", "A2")
 OPTIONS_ONLY = "a"
 DEBIASED = ("d", "s")
 """The DeSIQ splits the probe is retrained on (``debiased_rows``), side by side."""
+TIES_SHOWN = 0.01
+"""The share of a row's items beyond which its tied items are shown beside its accuracy."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,11 @@ class ProbeRow:
     """The videos the items come from (the clusters of the interval)."""
     min_videos: int = MIN_CLUSTERS
     """The fewest videos a verdict is drawn from."""
+    ties: int = 0
+    """The scored items whose top score is shared by two options or more."""
+    accuracy_shared: float | None = None
+    """The accuracy with each tie counted as a share (``desiq.probes.ties``); the headline ``accuracy`` keeps
+    the paper's rule."""
 
     @property
     def verdict(self) -> str:
@@ -99,11 +107,14 @@ class ProbeReport:
     results: list[ProbeRow] = field(default_factory=list)
     configs: tuple[str, ...] = CONFIGS
     """The configurations of the rows: all options first (``AK``), then ``A2``."""
+    shortcuts: HeuristicReport | None = None
+    """The shortcut battery on the same questions, beside the probe."""
 
     def to_json(self) -> dict[str, object]:
-        head = {k: v for k, v in asdict(self).items() if k != "results"}
+        head = {k: v for k, v in asdict(self).items() if k not in ("results", "shortcuts")}
         head["configs"] = list(self.configs)
-        return {**head, "results": [row_json(r) for r in self.results]}
+        battery = {"shortcuts": self.shortcuts.to_json()} if self.shortcuts else {}
+        return {**head, "results": [row_json(r) for r in self.results], **battery}
 
     def get(self, perturbation: str, config: str | None = None, data: str = ORIGINAL) -> ProbeRow:
         """The row of one cell; ``config`` None: all options (``AK``)."""
@@ -116,6 +127,18 @@ def row_json(row: ProbeRow | HeuristicRow) -> dict[str, object]:
     videos to draw one."""
     ci95 = list(row.ci95) if enough(row.videos, row.min_videos) else None
     return {**asdict(row), "ci95": ci95, "verdict": row.verdict}
+
+
+def accuracy_text(row: ProbeRow | HeuristicRow) -> str:
+    """Accuracy in % with its interval (none from too few videos), and the tied items where they exceed
+    ``TIES_SHOWN`` of the row (with the accuracy that counts them as a share, where the headline does not)."""
+    low, high = row.ci95
+    interval = f" [{100 * low:.1f}, {100 * high:.1f}]" if enough(row.videos, row.min_videos) else ""
+    text = f"{100 * row.accuracy:.2f}{interval}"
+    if row.ties <= TIES_SHOWN * row.n:
+        return text
+    shared = row.accuracy_shared if isinstance(row, ProbeRow) else None
+    return text + f"; {row.ties} tied" + (f" ({100 * shared:.2f} counted as a share)" if shared is not None else "")
 
 
 def needs_ncaq_row(inputs: str) -> bool:
@@ -132,6 +155,19 @@ def scored_perturbations(inputs: str) -> list[Perturbation]:
 def view(items: Sequence[MCQAItem], config: str) -> list[MCQAItem]:
     """The items as the configuration sees them: the questions with all options (``AK``) or A2 pairs."""
     return in_config(items, config)
+
+
+def shared_hits(scores: Sequence[np.ndarray], items: Sequence[MCQAItem]) -> np.ndarray:
+    """Per item, the share of a hit: 1/t when the correct option is among the t tied top scores, else 0
+    (``desiq.probes.ties``), in AK and A2 alike."""
+    return np.array([hit_share(s.tolist(), gold(item)) for s, item in zip(scores, items)])
+
+
+def gold(item: MCQAItem) -> int:
+    """The correct option's index of a scored (labelled) item."""
+    if item.answer_idx is None:
+        raise ValueError(f"{item.id}: only labelled questions are scored")
+    return item.answer_idx
 
 
 def correct(scores: Sequence[np.ndarray], items: Sequence[MCQAItem], config: str) -> np.ndarray:
@@ -152,7 +188,8 @@ def score_cell(
     inputs: str = "",
 ) -> ProbeRow:
     """Score already viewed (and perturbed) items; the interval resamples whole videos."""
-    hits = correct(backend.score(items), items, config)
+    scores = backend.score(items)
+    hits = correct(scores, items, config)
     return ProbeRow(
         perturbation=name,
         config=config,
@@ -163,6 +200,8 @@ def score_cell(
         data=data,
         inputs=inputs,
         videos=len({item.video for item in items}),
+        ties=sum(tied(s.tolist()) for s in scores),
+        accuracy_shared=float(shared_hits(scores, items).mean()),
     )
 
 

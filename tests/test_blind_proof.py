@@ -76,8 +76,19 @@ def test_shortcut_flags_of_a_hand_made_question():
     )
     # longest: option 3 (29 characters, against 28) is wrong; question overlap: options 1 (the, man, dog) and
     # 2 (at, the, dog) share 3 words, the first wins: option 1, right; nearest to the rewrite (option 2) by
-    # word Jaccard: option 0 1/7, option 1 2/9, option 3 1/9: option 1, right.
-    assert heuristic_flags(item) == {"longest": False, "question_overlap": True, "rewrite_nearest": True}
+    # word Jaccard: option 0 1/7, option 1 2/9, option 3 1/9: option 1, right. Most words: option 1 (7), right;
+    # shortest by characters and by words: option 0, wrong; mean word Jaccard to the others: option 0 1/21,
+    # 1 0.107, 2 0.159, 3 0.070: odd one out option 0, most central option 2, both wrong.
+    assert heuristic_flags(item) == {
+        "longest": False,
+        "shortest": False,
+        "longest_words": True,
+        "shortest_words": False,
+        "question_overlap": True,
+        "odd_one_out": False,
+        "most_central": False,
+        "rewrite_nearest": True,
+    }
 
 
 def test_unlabelled_questions_have_no_flags():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -21,6 +21,7 @@ from mmsoc.metrics.verdict import MIN_CLUSTERS
 if TYPE_CHECKING:
     from desiq.formats import MCQAReading
     from desiq.formats.mcqa_fields import Mapping
+    from desiq.probes.heuristics import HeuristicReport
     from desiq.records import MCQAItem
 
 app = commands()
@@ -60,7 +61,14 @@ ProbeData = Annotated[
         "Without --data and --train/--eval: the embedded sample.",
     ),
 ]
-TrainFile = Annotated[Path | None, option("--train", help="Training QA file (with --eval, instead of --data).")]
+TrainFile = Annotated[
+    Path | None,
+    option(
+        "--train",
+        help="Training QA file (with --eval, instead of --data); with --probe heuristics, what position_prior "
+        "learns from (else cross-fitted by video).",
+    ),
+]
 EvalFile = Annotated[
     Path | None, option("--eval", help="QA file to score (with --train; alone with --probe heuristics).")
 ]
@@ -168,12 +176,12 @@ def probe(
     from desiq.probes import make_probe
     from mmsoc.core.io import check_writable
 
-    mapping = field_mapping(fields, schema)
+    files = ProbeFiles(data, split, train, eval_file, field_mapping(fields, schema), format)
     if not PROBES[probe.value].trains:
-        return _heuristics(out, data, split, train, eval_file, seed, mapping, per_item, min_clusters, format)
+        return _heuristics(out, files, inputs.value, seed, per_item, min_clusters)
     media_needed = bool(PROBES[probe.value].media and InputSetting.parse(inputs.value).media)
     train_items, eval_items, names, media_root = _probe_items(
-        out, data, split, train, eval_file, mapping, format, media_root, media_needed
+        out, data, split, train, eval_file, files.mapping, format, media_root, media_needed
     )
     check_writable(out)  # a folder that cannot take the results fails now, not after training
     backend = make_probe(
@@ -205,6 +213,7 @@ def probe(
                 backend, train_items, eval_items, inputs.value, seed=seed, progress=progress
             )
     report.results = [replace(row, min_videos=min_clusters) for row in report.results]
+    report.shortcuts = _battery(train_items, eval_items, names, inputs.value, seed, debiased, min_clusters)
     write_probe_outputs(report, out)
     typer.echo(probe_markdown(report))
     note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))
@@ -270,43 +279,77 @@ def _probe_items(
     return train_items, eval_items, names, media_root
 
 
-def _heuristics(
-    out: Path,
-    data: Path | None,
-    split: str | None,
-    train: Path | None,
-    eval_file: Path | None,
+def _battery(
+    train: list[MCQAItem],
+    eval_items: list[MCQAItem],
+    names: tuple[str, str],
+    inputs: str,
     seed: int,
-    mapping: Mapping | None = None,
-    per_item: bool = False,
-    min_clusters: int = MIN_CLUSTERS,
-    format: str = "auto",
-) -> None:
-    """``--probe heuristics``: score the shortcuts on one file, no training."""
+    debiased: bool,
+    min_clusters: int,
+) -> HeuristicReport:
+    """The shortcut battery beside a trained probe: the rules its inputs show, on the same eval questions,
+    perturbations and rebuilds, a learnt rule fitted on the same training file."""
+    from desiq.probe_table import DEBIASED
+    from desiq.probes.heuristics import run_heuristics
+
+    variants = DEBIASED if debiased else ()
+    battery = run_heuristics(eval_items, seed, names[1], True, variants, train, inputs, names[0])
+    battery.results = [replace(row, min_videos=min_clusters) for row in battery.results]
+    return battery
+
+
+@dataclass(frozen=True)
+class ProbeFiles:
+    """Where ``desiq probe`` reads its questions: the options as given on the command line."""
+
+    data: Path | None
+    split: str | None
+    train: Path | None
+    eval_file: Path | None
+    mapping: Mapping | None
+    format: str
+
+
+def _heuristics(out: Path, files: ProbeFiles, inputs: str, seed: int, per_item: bool, min_clusters: int) -> None:
+    """``--probe heuristics``: score the shortcut battery on one file, no training (``position_prior`` learnt
+    from ``--train`` when given, else cross-fitted by video)."""
     from desiq.data import qa_data
     from desiq.formats import read_note, read_source
-    from desiq.probes.heuristics import heuristics_markdown, run_heuristics, write_heuristics
+    from desiq.inputs import InputSetting
+    from desiq.probes.heuristics import heuristics_markdown, not_run, run_heuristics, write_heuristics
     from desiq.sample import sample_items
     from mmsoc.core.io import UsageError
 
-    if train is not None:
-        note("note: --probe heuristics trains nothing; --train is not read")
-    if data is not None and eval_file is not None:
+    if InputSetting.parse(inputs).media:
+        raise UsageError(
+            f"--inputs {inputs}: the shortcuts read text only (the question and the options); "
+            "give --inputs a or q+a with --probe heuristics"
+        )
+    if files.data is not None and files.eval_file is not None:
         raise UsageError("give --data (a Social-IQ folder or QA file) or --eval, not both")
-    if split is not None and data is None:
+    if files.split is not None and files.data is None:
         raise UsageError("--split picks the evaluation file of a Social-IQ folder given as --data")
-    if eval_file is not None:
-        reading = read_source(eval_file, mapping, format=format)
-        items, name = reading.items, str(eval_file)
+    train_items, train_name = None, None
+    if files.train is not None:
+        reading = read_source(files.train, files.mapping, format=files.format)
+        train_items, train_name = reading.items, str(files.train)
         note(read_note(reading))
-    elif data is not None:
-        source = qa_data(data, split, default_split="val" if data.is_dir() else None, mapping=mapping, format=format)
+    if files.eval_file is not None:
+        reading = read_source(files.eval_file, files.mapping, format=files.format)
+        items, name = reading.items, str(files.eval_file)
+        note(read_note(reading))
+    elif files.data is not None:
+        default = "val" if files.data.is_dir() else None
+        source = qa_data(files.data, files.split, default, mapping=files.mapping, format=files.format)
         reading = source.reading()
         items, name = reading.items, str(source.qa)
         note(read_note(reading))
     else:
         items, name = sample_items("val"), "sample val"
-    report = run_heuristics(items, seed=seed, name=name)
+    for rule, why in not_run(inputs).items():
+        note(f"note: {rule} is not run ({why}); --inputs q+a shows it")
+    report = run_heuristics(items, seed, name, train=train_items, inputs=inputs, train_name=train_name)
     report.results = [replace(row, min_videos=min_clusters) for row in report.results]
     write_heuristics(report, out)
     if per_item:
