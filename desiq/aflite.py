@@ -41,14 +41,14 @@ class Filtered:
 
 
 def predictability(
-    backend: ProbeBackend, items: Sequence[MCQAItem], seed: int, partitions: int = PARTITIONS
+    backend: ProbeBackend, items: Sequence[MCQAItem], seed: int, partitions: int | None = None
 ) -> np.ndarray:
     """Per question: the share of the probes fitted without its video that answer it."""
     rng = np.random.default_rng(seed)
     videos = np.array([item.video for item in items], dtype=object)
     distinct = sorted(set(videos.tolist()))
     right, scored = np.zeros(len(items)), np.zeros(len(items))
-    for partition in range(partitions):
+    for partition in range(partitions or PARTITIONS):
         trained = rng.choice(len(distinct), size=max(1, math.ceil(TRAIN_SHARE * len(distinct))), replace=False)
         train = np.isin(videos, [distinct[i] for i in trained])
         if train.all():
@@ -62,7 +62,7 @@ def predictability(
 
 
 def aflite(
-    backend: ProbeBackend, items: Sequence[MCQAItem], min_keep: int, seed: int = 0, partitions: int = PARTITIONS
+    backend: ProbeBackend, items: Sequence[MCQAItem], min_keep: int, seed: int = 0, partitions: int | None = None
 ) -> Filtered:
     """The questions AFLite keeps (never fewer than ``min_keep``, nor fewer than two videos)."""
     left = np.arange(len(items))
