@@ -55,8 +55,8 @@ def predictability(
             continue
         backend.fit([item for item, t in zip(items, train) if t], INPUTS, seed + partition)
         held = np.flatnonzero(~train)
-        for n, scores in zip(held, backend.score([items[n] for n in held])):
-            right[n] += hit_share(scores, int(items[n].answer_idx or 0))
+        for n, scores in zip(held.tolist(), backend.score([items[n] for n in held.tolist()])):
+            right[n] += hit_share(scores.tolist(), int(items[n].answer_idx or 0))
             scored[n] += 1
     return np.divide(right, scored, out=np.zeros(len(items)), where=scored > 0)
 
@@ -67,8 +67,8 @@ def aflite(
     """The questions AFLite keeps (never fewer than ``min_keep``, nor fewer than two videos)."""
     left = np.arange(len(items))
     rounds = 0
-    while len(left) > min_keep and len({items[n].video for n in left}) > 2:
-        score = predictability(backend, [items[n] for n in left], seed + rounds, partitions)
+    while len(left) > min_keep and len({items[n].video for n in left.tolist()}) > 2:
+        score = predictability(backend, [items[n] for n in left.tolist()], seed + rounds, partitions)
         rounds += 1
         step = min(max(1, math.ceil(STEP * len(left))), len(left) - min_keep)
         order = sorted(np.flatnonzero(score >= THRESHOLD).tolist(), key=lambda k: (-score[k], k))

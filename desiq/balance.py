@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 SHORTCUT, PROBE, POSITION, RETRAINED = "shortcut", "probe", "gold position", "retrained"
 SELECTING = (SHORTCUT, PROBE, POSITION)
-"""The kinds a balanced subset must hold within the tolerance; the retrained probes are reported."""
+"""The categories a balanced subset must hold within the tolerance; the retrained probes are reported."""
 MARGIN = 0.9
 """The share of the tolerance the selection aims within, so that rounding never crosses it."""
 TIME_LIMIT_S = 300.0
@@ -40,7 +40,7 @@ TIME_LIMIT_S = 300.0
 @dataclass(frozen=True)
 class Family:
     name: str
-    kind: str
+    category: str
     hits: np.ndarray
     """Per question: 1, 0 or a share of a hit; NaN where the family does not apply."""
 
@@ -53,7 +53,7 @@ class FamilyCheck:
     """A family's accuracy on a subset against chance, with a 95% interval that resamples videos."""
 
     name: str
-    kind: str
+    category: str
     accuracy: float
     chance: float
     n: int
@@ -68,7 +68,7 @@ class FamilyCheck:
     def to_json(self) -> dict[str, Any]:
         return {
             "family": self.name,
-            "kind": self.kind,
+            "category": self.category,
             "accuracy": self.accuracy,
             "chance": self.chance,
             "n": self.n,
@@ -89,7 +89,7 @@ def shortcut_families(items: Sequence[MCQAItem]) -> list[Family]:
         for k, item in enumerate(items):
             scores = heuristic.score(item)
             if scores is not None and item.answer_idx is not None:
-                hits[k] = hit_share(scores, item.answer_idx)
+                hits[k] = hit_share(scores.tolist(), item.answer_idx)
         if not np.isnan(hits).all():
             families.append(Family(heuristic.name, SHORTCUT, hits))
     return families
@@ -122,10 +122,10 @@ def check(family: Family, items: Sequence[MCQAItem], tolerance: float, seed: int
     scored = [item for item, a in zip(items, applies) if a]
     hits = family.hits[applies]
     if not scored:
-        return FamilyCheck(family.name, family.kind, float("nan"), float("nan"), 0, (np.nan, np.nan), tolerance)
+        return FamilyCheck(family.name, family.category, float("nan"), float("nan"), 0, (np.nan, np.nan), tolerance)
     ci95 = cluster_bootstrap_ci(hits, [item.video for item in scored], seed=seed)
     chance = float(chances(scored).mean())
-    return FamilyCheck(family.name, family.kind, float(hits.mean()), chance, len(scored), ci95, tolerance)
+    return FamilyCheck(family.name, family.category, float(hits.mean()), chance, len(scored), ci95, tolerance)
 
 
 def select(items: Sequence[MCQAItem], families: Sequence[Family], tolerance: float, min_keep: int) -> np.ndarray | None:
@@ -185,7 +185,7 @@ def retrained_families(
     for setting in inputs:
         scores = cross_fit(backend, items, setting, seed)
         hits = np.array(
-            [hit_share(s, item.answer_idx) for s, item in zip(scores, items) if item.answer_idx is not None]
+            [hit_share(s.tolist(), item.answer_idx) for s, item in zip(scores, items) if item.answer_idx is not None]
         )
         families.append(Family(f"{backend.name}:{setting} retrained", RETRAINED, hits))
     return families

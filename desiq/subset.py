@@ -143,7 +143,7 @@ def balanced_keep(
     rounds = 0
     while keep is not None and backend is not None and rounds < ROUNDS:
         where = np.flatnonzero(keep)
-        kept = [items[n] for n in where]
+        kept = [items[n] for n in where.tolist()]
         if len({item.video for item in kept}) < 2:
             break
         retrained = retrained_families(backend, kept, BLIND_INPUTS, settings.seed)
@@ -153,7 +153,7 @@ def balanced_keep(
         for f in off:
             hits = np.full(len(items), np.nan)
             hits[where] = f.hits
-            families.append(Family(f"{f.name}, round {rounds + 1}", f.kind, hits))
+            families.append(Family(f"{f.name}, round {rounds + 1}", f.category, hits))
         again = select(kept, [f.on(where) for f in families], tolerance, settings.min_keep)
         if again is None:
             break
@@ -232,7 +232,7 @@ def choose(
         raise UsageError(f"every one of the {len(items)} questions of {source} is blind-solvable: no subset")
     kept = reorder(as_read, settings.seed) if settings.method == "balanced" else as_read
     checks = family_checks(kept, as_read, flag_picks(items, every), backend, settings.seed, settings.tolerance)
-    off = [c for c in checks if c.kind in SELECTING and not c.within]
+    off = [c for c in checks if c.category in SELECTING and not c.within]
     if settings.method == "balanced" and off:
         raise UsageError(
             f"the balanced subset leaves {off[0].name} at {100 * off[0].accuracy:.1f}% against chance "
@@ -261,7 +261,7 @@ def card_path(out: Path) -> Path:
 def _check_line(c: FamilyCheck) -> str:
     low, high = c.ci95
     within = "yes" if c.within else "**no**"
-    cells = [c.name, c.kind, f"{100 * c.accuracy:.1f} [{100 * low:.1f}, {100 * high:.1f}]", f"{100 * c.chance:.1f}"]
+    cells = [c.name, c.category, f"{100 * c.accuracy:.1f} [{100 * low:.1f}, {100 * high:.1f}]", f"{100 * c.chance:.1f}"]
     return "| " + " | ".join([*(md_text(x) for x in cells), str(c.n), within]) + " |"
 
 
@@ -296,7 +296,7 @@ def card_markdown(subset: Subset, out: Path, command: str) -> str:
         "gold positions are scored on the options as written, the flagged probes by their cross-fitted picks on "
         "the full file, the retrained probe cross-fitted by video on the kept questions alone.",
         "",
-        "| family | kind | accuracy [95% interval] | chance | n | within |",
+        "| family | category | accuracy [95% interval] | chance | n | within |",
         "|---|---|---:|---:|---:|---|",
         *(_check_line(c) for c in subset.checks),
         "",
