@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from desiq import aflite
 from desiq.balance import (
     SELECTING,
     Family,
@@ -116,15 +117,21 @@ class Subset:
         return self.settings.method == "balanced"
 
 
-def flag_picks(
-    items: Sequence[MCQAItem], every: Sequence[tuple[Path, dict[str, dict[str, Any]]]]
-) -> dict[str, dict[str, int]]:
+@dataclass(frozen=True)
+class FlagFile:
+    """A ``per_item.jsonl`` read: its rows by question id."""
+
+    path: Path
+    rows: dict[str, dict[str, Any]]
+
+
+def flag_picks(items: Sequence[MCQAItem], every: Sequence[FlagFile]) -> dict[str, dict[str, int]]:
     """Per blind probe of the flag files: question id -> its cross-fitted pick."""
     picks: dict[str, dict[str, int]] = {}
-    for path, flags in every:
-        for name in dict.fromkeys(n for row in flags.values() for n in row["predictions"]):
-            key = f"{name} ({path.name})" if name in picks else name
-            picks[key] = {item.id: flags[item.id]["predictions"].get(name, -1) for item in items}
+    for flags in every:
+        for name in dict.fromkeys(n for row in flags.rows.values() for n in row["predictions"]):
+            key = f"{name} ({flags.path.name})" if name in picks else name
+            picks[key] = {item.id: flags.rows[item.id]["predictions"].get(name, -1) for item in items}
     return picks
 
 
@@ -183,7 +190,7 @@ def family_checks(
 
 def chosen_mask(
     items: Sequence[MCQAItem],
-    every: Sequence[tuple[Path, dict[str, dict[str, Any]]]],
+    every: Sequence[FlagFile],
     backend: ProbeBackend | None,
     settings: Settings,
 ) -> tuple[np.ndarray, int]:
@@ -191,13 +198,11 @@ def chosen_mask(
     if settings.method == "unsolved":
         if not every:
             raise UsageError("--method unsolved needs --blind-proof (the per_item.jsonl of `desiq probe --per-item`)")
-        return np.array([not any(flags[item.id]["blind_solvable"] for _, flags in every) for item in items]), 0
+        return np.array([not any(flags.rows[item.id]["blind_solvable"] for flags in every) for item in items]), 0
     if settings.method == "aflite":
-        from desiq.aflite import aflite
-
         if backend is None:
             raise UsageError("--method aflite needs a --probe to filter with")
-        filtered = aflite(backend, items, settings.min_keep, settings.seed)
+        filtered = aflite.aflite(backend, items, settings.min_keep, settings.seed)
         return filtered.keep, filtered.rounds
     keep, rounds = balanced_keep(items, flag_picks(items, every), backend, settings)
     if keep is None:
@@ -223,9 +228,9 @@ def choose(
     one: in the format ``source`` is recognised as)."""
     if not all(item.labelled for item in items):
         raise UsageError(f"{source}: a blind-proof subset needs labelled questions (an answer for every one)")
-    every = [(path, read_flags(path)) for path in flag_files]
-    for path, flags in every:
-        check_coverage(items, flags, path, str(source))
+    every = [FlagFile(path, read_flags(path)) for path in flag_files]
+    for flags in every:
+        check_coverage(items, flags.rows, flags.path, str(source))
     keep, rounds = chosen_mask(items, every, backend, settings)
     as_read = [item for item, k in zip(items, keep) if k]
     if not as_read:
@@ -242,16 +247,26 @@ def choose(
     return Subset(source, fmt, tuple(flag_files), list(items), kept, settings, checks, rounds, reading)
 
 
-METHOD_WORDS = {
-    "balanced": "the most questions on which every shortcut family, every blind probe of the flag files and every "
-    "gold position is within {tolerance} accuracy points of chance (integer programming, "
-    "`scipy.optimize.milp`); a blind probe retrained on the kept questions was brought as near chance as the "
-    "data allows by the same selection ({rounds} rounds made again)",
-    "aflite": "AFLite (Le Bras et al., ICML 2020): {rounds} rounds of 64 blind probes trained on random halves of "
-    "the videos, each round removing the 5% most predictable questions (predictability 0.75 or more)",
-    "unsolved": "the questions that no blind probe or shortcut of the flag files answers (chosen by their answers: "
-    "the selecting rules end below chance here)",
-}
+def method_words(subset: Subset) -> str:
+    """How ``subset`` was chosen, in a sentence of its card."""
+    settings, rounds = subset.settings, subset.rounds
+    if settings.method == "aflite":
+        return (
+            f"AFLite (Le Bras et al., ICML 2020): {rounds} rounds of {aflite.PARTITIONS} blind probes "
+            f"({aflite.INPUTS}) each trained on a random {aflite.TRAIN_SHARE:.0%} of the videos, each round removing "
+            f"the {aflite.STEP:.0%} most predictable questions (predictability {aflite.THRESHOLD} or more)"
+        )
+    if settings.method == "unsolved":
+        return (
+            "the questions that no blind probe or shortcut of the flag files answers (chosen by their answers: "
+            "the selecting rules end below chance here)"
+        )
+    return (
+        "the most questions on which every shortcut family, every blind probe of the flag files and every gold "
+        f"position is within {settings.tolerance} accuracy points of chance (integer programming, "
+        "`scipy.optimize.milp`); a blind probe retrained on the kept questions was brought as near chance as the "
+        f"data allows by the same selection ({rounds} rounds made again)"
+    )
 
 
 def card_path(out: Path) -> Path:
@@ -269,7 +284,7 @@ def card_markdown(subset: Subset, out: Path, command: str) -> str:
     n, k, settings = len(subset.items), len(subset.kept), subset.settings
     read_as = subset.reading.format if subset.reading is not None else subset.format
     videos = len({item.video for item in subset.kept})
-    how = METHOD_WORDS[settings.method].format(tolerance=settings.tolerance, rounds=subset.rounds)
+    how = method_words(subset)
     flags = ", ".join(f"`{p}`" for p in subset.flag_files) or "none"
     order = (
         f"Each kept question's options were reordered (seed {settings.seed}; the answer index follows its option) "

@@ -157,7 +157,9 @@ def test_aflite_runs_beside_it_and_its_card_lists_every_family(planted, monkeypa
     assert 300 <= len(kept) <= len(planted.items)
     assert [x.options for x in kept] == [x.options for x in planted.items if x.qid in {k.qid for k in kept}]
     card = Path(f"{out}.card.md").read_text(encoding="utf-8")
-    assert "method `aflite`" in card and "Options keep the source's order." in card
+    assert (
+        "method `aflite`" in card and "rounds of 8 blind probes" in card and "Options keep the source's order." in card
+    )
     for name in [*applying(kept), "gold at 0", "tfidf-linear:a retrained"]:
         assert f"| {name} |" in card, name
 
@@ -170,3 +172,23 @@ def test_table_matches_a_run_to_the_reordered_subset(planted):
     text = desiq("table", run, "--subset", planted.out).output
     line = next(x for x in text.splitlines() if x.startswith("| original | A4 |"))
     assert [c.strip() for c in line.split("|")][8] == str(len(planted.kept))
+
+
+def test_aflite_removes_what_a_probe_predicts_and_keeps_pure_noise(tmp_path):
+    from desiq.probes import make_probe
+
+    def items_of(cue: bool) -> list[MCQAItem]:
+        """Pure noise; with ``cue`` the correct option of every question ends in the same word."""
+        rows = planted_rows(100, K, None, 0.0, seed=3)
+        for row in rows:
+            row["choices"][row["answer_idx"]] += " zuvoka" if cue else ""
+        path = tmp_path / f"cue-{cue}.jsonl"
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+        return read_mcqa(path)
+
+    # a word that gives the answer away: every round drops its 5%, down to min_keep
+    cued = aflite.aflite(make_probe("tfidf-linear"), items_of(cue=True), min_keep=80, partitions=8)
+    assert cued.keep.sum() == 80 and cued.rounds >= 4
+    # nothing to learn: no question is answered by three probes in four, one round and all kept
+    noise = aflite.aflite(make_probe("tfidf-linear"), items_of(cue=False), min_keep=50, partitions=8)
+    assert noise.keep.all() and noise.rounds == 1
