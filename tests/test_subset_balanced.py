@@ -23,7 +23,7 @@ from desiq.probes.heuristics import HEURISTICS
 from desiq.records import MCQAItem
 
 K = 4
-PER_FAMILY = 120
+PER_FAMILY = 80
 TOLERANCE = 1.5
 PROBE = "planted-probe:a"
 
@@ -83,13 +83,13 @@ def planted(tmp_path_factory):
     items = read_mcqa(data)
     right = flagged_probe(d / "per_item.jsonl", items)
     out = d / "subset.jsonl"
-    desiq("subset", "--data", data, "--blind-proof", d / "per_item.jsonl", "--min-keep", 150, "--out", out)
+    desiq("subset", "--data", data, "--blind-proof", d / "per_item.jsonl", "--min-keep", 100, "--out", out)
     return SimpleNamespace(dir=d, data=data, items=items, right=right, out=out, kept=read_mcqa(out))
 
 
 def test_every_planted_family_flagged_probe_and_gold_position_is_within_the_tolerance(planted):
     kept, by_id = planted.kept, {item.qid: item for item in planted.items}
-    assert 150 <= len(kept) < len(planted.items)
+    assert 100 <= len(kept) < len(planted.items)
     for item in kept:  # the same question, its options reordered, the answer following its option
         source = by_id[item.qid]
         assert sorted(item.options) == sorted(source.options) and item.answer == source.answer
@@ -123,7 +123,7 @@ def test_the_same_input_and_seed_give_the_same_bytes(planted):
         "--blind-proof",
         planted.dir / "per_item.jsonl",
         "--min-keep",
-        150,
+        100,
         "--out",
         again,
     )
