@@ -14,8 +14,9 @@ top-scoring option (``np.argmax``: the first wins a tie), as in the probe table.
      "heuristics": {"longest": false, "question_overlap": true, "rewrite_nearest": null},
      "solved_by": ["tfidf-linear:q+a", "question_overlap"], "blind_solvable": true}
 
-``null`` marks a shortcut that does not apply to the question. ``desiq subset --blind-proof`` keeps the
-questions no line calls ``blind_solvable``.
+``null`` marks a shortcut that does not apply to the question. ``desiq subset --blind-proof`` holds the
+probes' picks at chance on the subset it keeps (``desiq.subset``; with ``--method unsolved`` it keeps the
+questions no line calls ``blind_solvable``).
 """
 
 from __future__ import annotations
@@ -276,8 +277,8 @@ def summary_markdown(info: dict[str, Any]) -> str:
         "",
         f"{info['blind_solvable']} of {n} questions are answered by at least one blind probe (options only, or "
         f"question and options; each question scored by a probe trained without its video, {info['folds']} "
-        f"folds by video) or shortcut; {info['blind_proof']} by none: the blind-proof subset "
-        f"(`desiq subset --blind-proof {info['file']} --data FILE --out SUBSET`).",
+        f"folds by video) or shortcut; {info['blind_proof']} by none. A blind-proof subset with every probe "
+        f"and shortcut at chance: `desiq subset --blind-proof {info['file']} --data FILE --out SUBSET`.",
         "",
         "| solver | questions answered | % |",
         "|---|---:|---:|",

@@ -124,7 +124,12 @@ VOCABULARY: dict[str, str] = {
     "--cache-dir": "Feature cache folder (default: features/ under $MMSOC_CACHE, else ~/.cache/mmsoc)",
     "--modality": "Only this modality",
     "--subset": "Also each run on a subset beside its full set: a per_item.jsonl of `desiq probe --per-item`",
-    "--blind-proof": "per_item.jsonl of `desiq probe --per-item`: keep the questions no blind probe answers",
+    "--blind-proof": "per_item.jsonl of `desiq probe --per-item`: its blind probes' picks, held at chance on the "
+    "subset (dropped, with --method unsolved)",
+    "--method": "How the blind-proof subset is chosen: balanced (every shortcut family at chance, options "
+    "reordered), aflite (Le Bras et al., 2020) or unsolved (what no flagged probe answers)",
+    "--tolerance": "Accuracy points from chance that every family may lie on the subset",
+    "--min-keep": "The fewest questions a subset keeps; with no such subset within --tolerance, nothing is written",
     # bias probes and T5-fusion
     "--train": "Training QA file (with --eval, instead of --data)",
     "--eval": "QA file to score",
