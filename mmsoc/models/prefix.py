@@ -59,11 +59,13 @@ class Work:
     full_path_videos: list[str] = field(default_factory=list)
     """The media of groups that took the full path on the shared-prefix path, each with why."""
 
-    def count_full(self, batch: Any, frames: int, targets: Sequence[Sequence[int]] = ()) -> None:
-        """A full-path forward: every real prompt token (and its targets), every frame of the batch."""
+    def count_full(self, batch: Any, frames: int, targets: Sequence[Sequence[int]] = (), written: int = 0) -> None:
+        """A full-path forward (and the ``written`` tokens generated after it, one pass each): every real
+        prompt token (and its targets), every frame of the batch."""
         lengths = [int(n) for n in batch["attention_mask"].sum(1).tolist()]
         lengths = [n + len(t) for n, t in zip(lengths, targets)] if targets else lengths
-        self.count(sum(lengths), sum(n * (n + 1) // 2 for n in lengths))
+        grown = [n + written for n in lengths]
+        self.count(sum(grown), sum(n * (n + 1) // 2 for n in grown), passes=max(written, 1))
         self.frames_encoded += frames
 
     def count(self, tokens: int, attended: int, passes: int = 1) -> None:
@@ -155,35 +157,64 @@ class SharedPrefix:
         return out
 
     def generate(self, requests: Sequence[Request], settings: GenerationSettings) -> list[str]:
-        import torch
-
+        """Each group's requests decoded together from its prefix, as many at a time as the batch size and
+        the memory budget allow."""
         out = [""] * len(requests)
         for group in _groups(requests):
             prompts = self.owner.prompts([requests[i] for i in group])
             ids = [self.owner.inputs.prompt_ids(p) for p in prompts]
             try:
                 prefix = self._prefix(requests[group[0]], ids)
-            except (CannotShare, OverBudget):
+            except (CannotShare, OverBudget) as err:
+                self.owner.work.full_path_videos.append(f"{_media_name(requests[group[0]])}: {err}")
                 texts = self.owner.generate_full([requests[i] for i in group], settings)
                 for i, text in zip(group, texts):
                     out[i] = text
                 continue
-            width = len(prefix.ids)
-            for i, row in zip(group, ids):
-                self._restore(prefix)
-                full = torch.tensor([prefix.ids + row[prefix.text :]], device=self.owner.model.device)
-                generated = self.owner.run_generate(
-                    {"input_ids": full, "attention_mask": torch.ones_like(full)},
-                    [requests[i].rng_seed],
-                    settings,
-                    cache=prefix.cache,
-                )
-                _crop(prefix.cache, width)  # what the request added goes; the prefix stays for the next
-                new = generated.shape[1] - full.shape[1]
-                own = len(row) - prefix.text + new
-                self.owner.work.count(own, own * width + own * (own + 1) // 2, passes=max(new, 1))
-                out[i] = self.owner.decode(generated[:, full.shape[1] :])[0]
+            own = [row[prefix.text :] for row in ids]
+            size = self._generation_batch(prefix, max(len(row) for row in own), settings)
+            for start in range(0, len(group), size):
+                members = group[start : start + size]
+                texts = self._generate_from(prefix, own[start : start + size], [requests[i] for i in members], settings)
+                for i, text in zip(members, texts):
+                    out[i] = text
         return out
+
+    def _generation_batch(self, prefix: Prefix, longest: int, settings: GenerationSettings) -> int:
+        """Requests decoded at once: ``--batch-size`` (``auto``: unbounded), and no more than the budget holds
+        beside the prefix (each row's own cache of prefix, prompt and answer; at least one)."""
+        per_row = (len(prefix.ids) + longest + settings.max_new_tokens) * self.footprint.cached
+        fits = max(1, (self.budget() - len(prefix.ids) * self.footprint.cached) // per_row)
+        return fits if self.owner.sizer.auto else min(fits, self.owner.sizer.size)
+
+    def _generate_from(
+        self, prefix: Prefix, rows: Sequence[Sequence[int]], requests: Sequence[Request], settings: GenerationSettings
+    ) -> list[str]:
+        """Requests decoded as one batch from the prefix: its cache broadcast to the batch (views, no copy
+        until the first new token), each prompt's own tokens after it, padding between them masked out."""
+        import torch
+        from transformers import DynamicCache
+
+        width, longest, n = len(prefix.ids), max(len(row) for row in rows), len(rows)
+        pad, device = int(self.owner.tokenizer.pad_token_id or 0), self.owner.model.device
+        gaps = [longest - len(row) for row in rows]
+        ids = [prefix.ids + [pad] * gap + list(row) for gap, row in zip(gaps, rows)]
+        mask = [[1] * width + [0] * gap + [1] * len(row) for gap, row in zip(gaps, rows)]
+        layers = prefix.cache.layers
+        cache = DynamicCache([(la.keys.expand(n, -1, -1, -1), la.values.expand(n, -1, -1, -1)) for la in layers])
+        self._restore(prefix)
+        generated = self.owner.run_generate(
+            {"input_ids": torch.tensor(ids, device=device), "attention_mask": torch.tensor(mask, device=device)},
+            [r.rng_seed for r in requests],
+            settings,
+            cache=cache,
+        )
+        new = generated.shape[1] - width - longest
+        written = [width + len(row) + new for row in rows]  # each row's context after its last token
+        self.owner.work.count(
+            sum(len(row) + new for row in rows), sum(w * (w + 1) // 2 - width * (width + 1) // 2 for w in written), new
+        )
+        return self.owner.decode(generated[:, width + longest :])
 
     # --- the prefix and the tree after it ----------------------------------------------------------
 

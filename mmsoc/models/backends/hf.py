@@ -85,9 +85,16 @@ class HFModel:
         """One response per request; identical whatever the batch size. ``prepared``: ``prepare(requests)``."""
         if not requests:
             return []
-        if self.prefix is not None:
-            return [text.strip() for text in self.prefix.generate(requests, settings)]
-        return self.generate_full(requests, settings, prepared)
+        if self.prefix is None:
+            return self.generate_full(requests, settings, prepared)
+        from mmsoc.models.prefix import media_key
+
+        prompts = self.prompts(requests)  # identical requests (and seeds, when sampling) written once
+        keys = [(media_key(r), p, None if settings.greedy else r.rng_seed) for r, p in zip(requests, prompts)]
+        first = {key: i for i, key in reversed(list(enumerate(keys)))}
+        unique = sorted(first.values())
+        written = dict(zip(unique, self.prefix.generate([requests[i] for i in unique], settings)))
+        return [written[first[key]].strip() for key in keys]
 
     def generate_full(
         self, requests: Sequence[Request], settings: GenerationSettings, prepared: Any = None
@@ -95,9 +102,9 @@ class HFModel:
         """Generation with each prompt run whole, the batch left padded."""
         batch = self._on_device(prepared if prepared is not None else self.prepare(requests))
         out = self.run_generate(batch, [r.rng_seed for r in requests], settings)
-        self.work.count_full(batch, self.inputs.frames_of(requests))
         if not self.encoder_decoder:
             out = out[:, batch["input_ids"].shape[1] :]
+        self.work.count_full(batch, self.inputs.frames_of(requests), written=out.shape[1])
         return [text.strip() for text in self.decode(out)]
 
     def run_generate(self, inputs: Any, seeds: Sequence[int], settings: GenerationSettings, **extra: Any) -> Any:
