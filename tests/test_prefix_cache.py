@@ -205,3 +205,35 @@ def test_prefix_cache_off_and_families_that_cannot_continue_take_the_full_path(e
     assert (off.path, off.why) == ("full", "--prefix-cache off")
     blip = HFModel(str(build_tiny_blip2(tmp_path / "blip2")), device="cpu")
     assert blip.path == "full" and "blip-2" in blip.why
+
+
+@pytest.mark.slow
+def test_the_mid_size_model_chooses_as_the_full_path_under_every_condition(env, tmp_path):
+    """The benchmarks' mid-size LLaVA-1.5 (224 px, 256 image tokens a frame, a 4-layer Llama of width 256)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from bench_desiq_llm import build_mid
+
+    model = str(build_mid(tmp_path / "mid", 224))
+    runs = {}
+    for setting in ("off", "auto"):
+        out = tmp_path / setting
+        result = CliRunner().invoke(
+            app,
+            [
+                "eval", "--model", model, "--data", str(env.sample), "--out", str(out), "--limit", "7",
+                "--num-frames", "2", "--cache-dir", str(env.dir / "cache"), "--no-progress", "--prefix-cache", setting,
+            ],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        runs[setting] = [json.loads(line) for line in (out / "predictions.jsonl").open()]
+    assert len({row["condition"] for row in runs["off"]}) > 3
+    for a, b in zip(runs["off"], runs["auto"], strict=True):
+        assert (a["id"], a["condition"], a["rotation"], a["chosen"]) == (
+            b["id"],
+            b["condition"],
+            b["rotation"],
+            b["chosen"],
+        )
+        assert_allclose(b["scores"], a["scores"], **TOLERANCE)

@@ -13,7 +13,7 @@ cache without a copy of it, and the nodes' entries are cropped off when the grou
 scored from the logits the full path would give it, so the two agree to float precision;
 ``--prefix-cache off`` runs the full path.
 
-Batches and memory: a pass holds the new nodes of at most ``--batch-size`` option rows (``auto``: as many
+Batches and memory: a pass holds the new nodes of at most ``--batch-size`` requests' rows (``auto``: as many
 as fit) and of no more rows than fit the memory budget (the memory free on the device, or
 ``--prefix-memory`` GiB) beside the prefix cache and the nodes already run. Only a group whose prefix
 alone does not fit, or whose prompts share no prefix holding their media, runs on the full path; it is
@@ -297,23 +297,26 @@ class SharedPrefix:
         return out
 
     def _chunks(self, prefix: Prefix, rows: Sequence[Row]) -> list[int]:
-        """Where each pass ends (an exclusive node index): at most ``--batch-size`` rows with new nodes, and
-        the nodes that fit the budget beside the cache (always at least one row's)."""
+        """Where each pass ends (an exclusive node index): the new nodes of at most ``--batch-size`` requests'
+        rows, and only as many as fit the budget beside the cache (always at least one row's)."""
         sizer = self.owner.sizer
         limit = None if sizer.auto else sizer.size
         budget = self.budget() - len(prefix.ids) * self.footprint.cached
         ends: list[int] = []
-        start = end = taken = 0
+        start = end = 0
+        taken: set[int] = set()
         for row in rows:
             after = max(end, row.last + 1)
             if after == end:
                 continue  # nothing of its own left to run
             context = len(prefix.ids) + after
             need = self.footprint.chunk(after - start, context, after - start) + start * self.footprint.cached
-            if taken and ((limit is not None and taken >= limit) or need > budget):
+            full = limit is not None and row.request not in taken and len(taken) >= limit
+            if taken and (full or need > budget):
                 ends.append(end)
-                start, taken = end, 0
-            end, taken = after, taken + 1
+                start, taken = end, set()
+            end = after
+            taken.add(row.request)
         if end > start:
             ends.append(end)
         return ends
