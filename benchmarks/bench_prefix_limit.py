@@ -129,11 +129,13 @@ def minimal_run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             with torch.inference_mode():
                 cache = model(**inputs, use_cache=True, logits_to_keep=1).cache
             nodes: dict[tuple, int] = {}  # (parent, token) -> node
-            parents, depths, rows = [], [], []
+            parents: list[int] = []
+            depths: list[int] = []
+            rows: list[tuple[list[int], list[int]]] = []
             for (_, prompt, options), row in zip(keys, ids):
                 for option in options:
                     target = maker.answer_tokens(prompt, option)
-                    node, path = -1, []
+                    node, path = -1, list[int]()
                     for token in [*row[n:], *target[:-1]]:
                         if (node, token) not in nodes:
                             nodes[node, token] = len(parents)
