@@ -109,6 +109,7 @@ PrefixCache = Annotated[
         "the model's family allows it; off: every request whole.",
     ),
 ]
+PrefixMemory = Annotated[float | None, option("--prefix-memory", min=0.0)]
 ApiBase = Annotated[
     str | None,
     option(
@@ -147,6 +148,7 @@ def eval_command(
     chat_template: flags.ChatTemplate = None,
     generation_config: flags.GenerationConfig = "neutral",
     prefix_cache: PrefixCache = "auto",
+    prefix_memory: PrefixMemory = None,
     max_context: flags.MaxContext = None,
     fit: flags.Fit = "drop",
     log_prompts: flags.LogPrompts = False,
@@ -175,7 +177,7 @@ def eval_command(
     )
     server = flags.server_options(api_base, concurrency, request_timeout, retries, deadline, max_response_bytes)
     media = _media(num_frames, fps, video_as, cache_dir)
-    prefix = flags.choice("--prefix-cache", prefix_cache, ("auto", "off"))
+    sharing = _sharing(prefix_cache, prefix_memory)
     options = EvalOptions(
         split=split,
         inputs=inputs,
@@ -196,11 +198,17 @@ def eval_command(
         media_root=media_root,
         format=format,
         max_failures=max_failures,
-        model=model_flags.model_options(device=device, adapter=adapter, media=media, prefix_cache=prefix, **server),
+        model=model_flags.model_options(device=device, adapter=adapter, media=media, **sharing, **server),
     )
     metrics = evaluate(model, data, out, options)
     if metrics is not None:
         _show(metrics, out, min_clusters)
+
+
+def _sharing(prefix_cache: str, prefix_memory: float | None) -> dict[str, Any]:
+    """The model's shared-prefix options (``--prefix-cache``, ``--prefix-memory``)."""
+    checked = flags.choice("--prefix-cache", prefix_cache, ("auto", "off"))
+    return {"prefix_cache": checked, "prefix_memory": prefix_memory}
 
 
 def _show(metrics: dict[str, Any], out: Path, min_clusters: int) -> None:

@@ -274,14 +274,17 @@ def run_asked(
 
 
 def summed(works: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The work counters of every process added up; the path each took (``path``, ``why``)."""
+    """The work counters of every process added up (lists joined, the mean rows per pass over all of
+    them); the path each took (``path``, ``why``)."""
     out: dict[str, Any] = {}
     for work in works:
         for key, value in work.items():
-            if isinstance(value, int):
-                out[key] = out.get(key, 0) + value
+            if isinstance(value, (int, list)) and not isinstance(value, bool):
+                out[key] = out.get(key, type(value)()) + value
             else:
                 out.setdefault(key, value)
+    if out.get("forward_passes"):
+        out["rows_per_pass"] = round(out["rows_scored"] / out["forward_passes"], 2)
     return out
 
 

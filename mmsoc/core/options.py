@@ -117,6 +117,8 @@ VOCABULARY: dict[str, str] = {
     "--answer": "How an answer is chosen: loglik (each option's log-likelihood) or generate (a written answer, parsed)",
     "--prefix-cache": "auto: score and generate the questions that share media from one shared prefix where the "
     "family allows; off: every row whole",
+    "--prefix-memory": "GiB the shared prefix path may use for its caches and passes (default: what is free on "
+    "the device); a video whose prefix alone does not fit runs whole",
     "--num-frames": "Frames sampled from each video",
     "--fps": "Sample a frame every 1/FPS seconds instead",
     "--video-as": "How video reaches the model: video (the processor's video input), frames (several images) or "
