@@ -47,7 +47,8 @@ def probe_flags(backbone: str) -> Iterator[None]:
     except ModelUnavailable as err:
         if err.role != "sentence encoder":
             raise
-        raise err.using("pass --encoder FOLDER (sentence-transformers), or --probe tfidf-linear (no weights)") from None
+        instead = "pass --encoder FOLDER (sentence-transformers), or --probe tfidf-linear, which runs without it"
+        raise err.using(instead) from None
 
 
 ProbeOut = Annotated[Path, option("--out", help="Folder for probe.json, probe.md and tsne.png.")]

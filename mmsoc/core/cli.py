@@ -28,6 +28,7 @@ from typer._click.exceptions import UsageError as ClickUsageError
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from mmsoc.core.config_file import defaults_from, read_config
+from mmsoc.core.extras import missing_extra
 from mmsoc.core.io import InputError, UsageError
 from mmsoc.core.options import option
 from mmsoc.core.registry import nearest, unknown_message
@@ -204,6 +205,9 @@ def _one_line_errors(function: Callable[..., Any]) -> Callable[..., Any]:
         except EXPECTED_ERRORS as err:
             typer.echo(f"error: {error_message(err)}", err=True)
             raise typer.Exit(2) from None
+        except ModuleNotFoundError as err:
+            typer.echo(f"error: {missing_extra(err)}", err=True)
+            raise typer.Exit(2) from None
 
     guarded.__guarded__ = True  # type: ignore[attr-defined]
     return guarded
@@ -232,6 +236,9 @@ def run_cli(app: typer.Typer) -> None:
         app()
     except EXPECTED_ERRORS as err:
         print(f"error: {error_message(err)}", file=sys.stderr)
+        sys.exit(2)
+    except ModuleNotFoundError as err:
+        print(f"error: {missing_extra(err)}", file=sys.stderr)
         sys.exit(2)
 
 
