@@ -14,7 +14,7 @@ from desiq.llm.prompts import DEFAULT_PROMPT
 from mmsoc.commands import finetune_options as training
 from mmsoc.commands import options as flags
 from mmsoc.core.cli import commands, note
-from mmsoc.core.options import Adapter, Device, Limit, MinClusters, Progress, Seed, option
+from mmsoc.core.options import Adapter, Device, Limit, MinClusters, Progress, Revision, Seed, option
 from mmsoc.metrics.verdict import MIN_CLUSTERS
 
 app = commands()
@@ -125,6 +125,7 @@ def eval_command(
     model: flags.Model,
     data: Data,
     out: EvalOut,
+    revision: Revision = None,
     split: Split = None,
     inputs: Inputs = "q+a+t+v",
     answer: Answer = "loglik",
@@ -168,7 +169,9 @@ def eval_command(
     from desiq.commands.options import field_mapping
     from desiq.llm.evaluate import EvalOptions, evaluate
     from mmsoc.core.batching import parse_batch_size
+    from mmsoc.models.revision import pin_revision
 
+    model = pin_revision(model, revision)
     model_flags = flags.model_flags(
         dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
     )
@@ -251,10 +254,13 @@ def table_command(
     """Compare runs (input settings, models, adapters) side by side, each condition with its interval."""
     from desiq.llm.table import comparison_markdown, read_metrics
     from mmsoc.core.io import write_text
+    from mmsoc.core.provenance import differences, read_records
 
     names = [run.name for run in runs]
     names = names if len(set(names)) == len(names) else [str(run) for run in runs]
     text = comparison_markdown([(name, read_metrics(run)) for name, run in zip(names, runs)], choices, min_clusters)
+    for warning in differences({name: read_records(run) for name, run in zip(names, runs)}):
+        note(f"warning: the runs compared differ in {warning} (provenance.json)")
     if subset is not None:
         from desiq.llm.subset_table import run_subset_markdown
 
