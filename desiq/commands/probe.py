@@ -16,6 +16,7 @@ from desiq.fusion.architecture import AUDIO_ENCODER, Architecture
 from desiq.probes import PROBES
 from mmsoc.core.cli import commands, note
 from mmsoc.core.options import MinClusters, Progress, Seed, option
+from mmsoc.core.provenance import append_record, record
 from mmsoc.metrics.verdict import MIN_CLUSTERS
 
 if TYPE_CHECKING:
@@ -207,6 +208,7 @@ def probe(
             )
     report.results = [replace(row, min_videos=min_clusters) for row in report.results]
     write_probe_outputs(report, out)
+    append_record(out, record())
     typer.echo(probe_markdown(report))
     note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))
     if per_item:
@@ -310,6 +312,7 @@ def _heuristics(
     report = run_heuristics(items, seed=seed, name=name)
     report.results = [replace(row, min_videos=min_clusters) for row in report.results]
     write_heuristics(report, out)
+    append_record(out, record())
     if per_item:
         from desiq.per_item import per_item_outputs
 
