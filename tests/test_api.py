@@ -17,6 +17,8 @@ def test_the_api_page_runs_as_written(monkeypatch, tmp_path):
 
 
 def test_import_mmsoc_exposes_the_api_without_loading_the_commands():
-    code = "import sys, mmsoc, desiq; print(callable(mmsoc.evaluate), callable(desiq.probe), 'mmsoc.cli' in sys.modules)"
+    code = (
+        "import sys, mmsoc, desiq; print(callable(mmsoc.evaluate), callable(desiq.probe), 'mmsoc.cli' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["True", "True", "False"], done.stderr

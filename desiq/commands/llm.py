@@ -16,6 +16,7 @@ from mmsoc.commands import options as flags
 from mmsoc.core.cli import commands, note
 from mmsoc.core.options import Adapter, Device, Limit, MinClusters, Progress, Revision, Seed, option
 from mmsoc.metrics.verdict import MIN_CLUSTERS
+from mmsoc.models.revision import pin_revision
 
 app = commands()
 
@@ -169,9 +170,7 @@ def eval_command(
     from desiq.commands.options import field_mapping
     from desiq.llm.evaluate import EvalOptions, evaluate
     from mmsoc.core.batching import parse_batch_size
-    from mmsoc.models.revision import pin_revision
 
-    model = pin_revision(model, revision)
     model_flags = flags.model_flags(
         dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
     )
@@ -200,7 +199,7 @@ def eval_command(
         format=format,
         model=model_flags.model_options(device=device, adapter=adapter, media=media, prefix_cache=prefix, **server),
     )
-    metrics = evaluate(model, data, out, options)
+    metrics = evaluate(pin_revision(model, revision), data, out, options)
     if metrics is not None:
         _show(metrics, out, min_clusters)
 

@@ -3,6 +3,7 @@ for each library version or model revision that differs between the runs compare
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from mmsoc.core.provenance import differences, read_records
@@ -14,7 +15,9 @@ COLUMNS = ("run", "date", "mmsoc", "commit", "torch", "transformers", "python", 
 
 def what_ran(sources: Sources) -> dict[str, Any]:
     """``runs``: run name -> its latest provenance record (runs without one left out); ``warnings``."""
-    named = {run.name: read_records(run.path) for run in [*sources.mmsoc, *sources.desiq]}
+    folders: list[tuple[str, Path]] = [(run.name, run.path) for run in sources.mmsoc]
+    folders += [(run.name, run.path) for run in sources.desiq]
+    named = {name: read_records(path) for name, path in folders}
     return {"runs": {name: records[-1] for name, records in named.items() if records}, "warnings": differences(named)}
 
 
