@@ -45,7 +45,7 @@ def run_core(app: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
 def test_the_light_probes_run_without_torch(tmp_path, probe):
     done = run_core("desiq", "probe", "--probe", probe, "--no-debiased", "--no-tsne", "--out", "probe", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "probe" / "probe.json").is_file()
+    assert (tmp_path / "probe" / "probe.json").is_file() and (tmp_path / "probe" / "provenance.json").is_file()
 
 
 def test_the_default_probe_names_the_extra_and_the_probe_that_runs_now(tmp_path):
