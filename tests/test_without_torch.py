@@ -8,6 +8,7 @@ tests say the same in the full environment as in CI's core-only one, where they 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -35,7 +36,7 @@ sys.meta_path.insert(0, Absent())
 def run_core(app: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     """``app`` (mmsoc or desiq) with ``args``, every extra's modules absent."""
     code = f"BLOCKED = {sorted(EXTRA_OF)!r}\n{BLOCK}\nsys.argv[0] = {app!r}\nfrom {app}.cli import main\nmain()"
-    env = {"PYTHONPATH": str(ROOT), "MMSOC_CACHE": str(cwd / "cache"), "PATH": "/usr/bin:/bin"}
+    env = {"PYTHONPATH": str(ROOT), "MMSOC_CACHE": str(cwd / "cache"), "PATH": os.environ.get("PATH", "")}
     return subprocess.run(
         [sys.executable, "-c", code, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
     )
