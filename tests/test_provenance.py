@@ -105,3 +105,21 @@ def test_the_report_folds_what_ran_and_warns_when_runs_differ(tmp_path):
     assert "warning: the runs compared differ in transformers" in result.output and "0.0.1" in result.output
     page = (tmp_path / "report" / "report.html").read_text()
     assert "<details><summary>what ran" in page and metadata.version("mmsoc") in page
+
+
+def test_desiq_table_warns_when_compared_runs_differ(tmp_path):
+    from desiq.cli import app as desiq_app
+
+    runs = [tmp_path / "r0", tmp_path / "r1"]
+    for seed, run in enumerate(runs):
+        args = ["eval", "--model", "random", "--data", "sample", "--inputs", "q+a", "--condition", "original"]
+        result = CliRunner().invoke(desiq_app, [*args, "--seed", str(seed), "--no-progress", "--out", str(run)])
+        assert result.exit_code == 0, result.output
+    same = CliRunner().invoke(desiq_app, ["table", *map(str, runs)])
+    assert same.exit_code == 0 and "warning" not in same.output
+    record = json.loads((runs[1] / "provenance.json").read_text())
+    record["runs"][-1]["versions"]["torch"] = "0.0.1"
+    (runs[1] / "provenance.json").write_text(json.dumps(record))
+    differ = CliRunner().invoke(desiq_app, ["table", *map(str, runs)])
+    assert differ.exit_code == 0 and "warning: the runs compared differ in torch" in differ.output
+    assert "0.0.1 (r1)" in differ.output
