@@ -14,8 +14,9 @@ from desiq.llm.prompts import DEFAULT_PROMPT
 from mmsoc.commands import finetune_options as training
 from mmsoc.commands import options as flags
 from mmsoc.core.cli import commands, note
-from mmsoc.core.options import Adapter, Device, Limit, MinClusters, Progress, Seed, option
+from mmsoc.core.options import Adapter, Device, Limit, MinClusters, Progress, Revision, Seed, option
 from mmsoc.metrics.verdict import MIN_CLUSTERS
+from mmsoc.models.revision import pin_revision
 
 app = commands()
 
@@ -126,6 +127,7 @@ def eval_command(
     model: flags.Model,
     data: Data,
     out: EvalOut,
+    revision: Revision = None,
     split: Split = None,
     inputs: Inputs = "q+a+t+v",
     answer: Answer = "loglik",
@@ -200,7 +202,7 @@ def eval_command(
         max_failures=max_failures,
         model=model_flags.model_options(device=device, adapter=adapter, media=media, **sharing, **server),
     )
-    metrics = evaluate(model, data, out, options)
+    metrics = evaluate(pin_revision(model, revision), data, out, options)
     if metrics is not None:
         _show(metrics, out, min_clusters)
 
@@ -260,10 +262,13 @@ def table_command(
     """Compare runs (input settings, models, adapters) side by side, each condition with its interval."""
     from desiq.llm.table import comparison_markdown, read_metrics
     from mmsoc.core.io import write_text
+    from mmsoc.core.provenance import differences, read_records
 
     names = [run.name for run in runs]
     names = names if len(set(names)) == len(names) else [str(run) for run in runs]
     text = comparison_markdown([(name, read_metrics(run)) for name, run in zip(names, runs)], choices, min_clusters)
+    for warning in differences({name: read_records(run) for name, run in zip(names, runs)}):
+        note(f"warning: the runs compared differ in {warning} (provenance.json)")
     if subset is not None:
         from desiq.llm.subset_table import run_subset_markdown
 

@@ -16,6 +16,7 @@ from desiq.fusion.architecture import AUDIO_ENCODER, Architecture
 from desiq.probes import PROBES
 from mmsoc.core.cli import commands, note
 from mmsoc.core.options import MinClusters, Progress, Seed, option
+from mmsoc.core.provenance import append_record, record
 from mmsoc.metrics.verdict import MIN_CLUSTERS
 
 if TYPE_CHECKING:
@@ -48,7 +49,8 @@ def probe_flags(backbone: str) -> Iterator[None]:
     except ModelUnavailable as err:
         if err.role != "sentence encoder":
             raise
-        raise err.using("pass --encoder FOLDER (sentence-transformers), or --probe tfidf-linear (no weights)") from None
+        instead = "pass --encoder FOLDER (sentence-transformers), or --probe tfidf-linear, which runs without it"
+        raise err.using(instead) from None
 
 
 ProbeOut = Annotated[Path, option("--out", help="Folder for probe.json, probe.md and tsne.png.")]
@@ -215,6 +217,7 @@ def probe(
     report.results = [replace(row, min_videos=min_clusters) for row in report.results]
     report.shortcuts = _battery(train_items, eval_items, names, inputs.value, seed, debiased, min_clusters)
     write_probe_outputs(report, out)
+    append_record(out, record())
     typer.echo(probe_markdown(report))
     note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))
     if per_item:
@@ -352,6 +355,7 @@ def _heuristics(out: Path, files: ProbeFiles, inputs: str, seed: int, per_item: 
     report = run_heuristics(items, seed, name, train=train_items, inputs=inputs, train_name=train_name)
     report.results = [replace(row, min_videos=min_clusters) for row in report.results]
     write_heuristics(report, out)
+    append_record(out, record())
     if per_item:
         from desiq.per_item import per_item_outputs
 

@@ -30,6 +30,7 @@ from typer._click.exceptions import UsageError as ClickUsageError
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from mmsoc.core.config_file import defaults_from, read_config
+from mmsoc.core.extras import missing_extra
 from mmsoc.core.io import InputError, RunFailed, UsageError
 from mmsoc.core.names import shown
 from mmsoc.core.options import option
@@ -245,6 +246,9 @@ def _one_line_errors(function: Callable[..., Any]) -> Callable[..., Any]:
         except EXPECTED_ERRORS as err:
             echo_error(err)
             raise typer.Exit(2) from None
+        except ModuleNotFoundError as err:
+            typer.echo(f"error: {missing_extra(err)}", err=True)
+            raise typer.Exit(2) from None
 
     guarded.__guarded__ = True  # type: ignore[attr-defined]
     return guarded
@@ -282,6 +286,9 @@ def run_cli(app: typer.Typer) -> None:
         app()
     except EXPECTED_ERRORS as err:
         echo_error(err)
+        sys.exit(2)
+    except ModuleNotFoundError as err:
+        print(f"error: {missing_extra(err)}", file=sys.stderr)
         sys.exit(2)
 
 

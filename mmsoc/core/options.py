@@ -28,6 +28,7 @@ VOCABULARY: dict[str, str] = {
     "--limit": "At most this many items per task (questions, in desiq)",
     "--model": "What answers: a backend (see `mmsoc list models`) or a model folder the command trained",
     "--adapter": "A peft (LoRA) adapter folder applied to --model",
+    "--revision": "The hub revision (branch, tag or commit) of --model to load; its commit goes into provenance.json",
     "--seed": "Seed of every random choice (same seed, same bytes)",
     "--seeds": "Comma-separated sampling seeds, one pass each (the paper's: 0,1,2)",
     "--progress/--no-progress": "Show progress on stderr",
@@ -192,4 +193,5 @@ MinClusters = Annotated[int, option("--min-clusters", min=1)]
 Device = Annotated[str, option("--device")]
 Dtype = Annotated[str, option("--dtype")]
 Adapter = Annotated[str | None, option("--adapter")]
+Revision = Annotated[str | None, option("--revision")]
 BatchSize = Annotated[int, option("--batch-size", min=1)]

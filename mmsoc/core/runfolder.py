@@ -5,6 +5,8 @@ RUN_DIR/predictions.jsonl  one row per key (e.g. task, id, seed), appended and f
 RUN_DIR/problems.jsonl     items skipped, with the reason
 RUN_DIR/metrics.json       computed from the log alone
 RUN_DIR/runtime.json       processes of the latest invocation and the predictions each made
+RUN_DIR/provenance.json    what ran, one record per invocation (versions, commit, hardware, model revision):
+                           outside the identity, so a rerun with a newer library resumes and says so
 
 Under ``accelerate launch`` each process appends to its own ``predictions.rank<r>.jsonl`` and the
 main process merges them, after all finish, into the order a single process would have written.
@@ -97,10 +99,15 @@ class RunFolder:
             )
         return True
 
-    def claim(self, config: dict[str, Any], growable: Sequence[str] = ()) -> None:
-        """Write config.json, or check that the one there describes the same run (and record a grown field)."""
+    def claim(self, config: dict[str, Any], growable: Sequence[str] = (), loaded: Any = None) -> None:
+        """Write config.json, or check that the one there describes the same run (and record a grown field);
+        then add this invocation's record to provenance.json (``loaded``: how the model was loaded)."""
+        from mmsoc.core.provenance import append_record, record
+
         if not self.check(config, growable) or any(self._recorded(key) != config[key] for key in growable):
             write_json(self.path / CONFIG, config)
+        model = config.get("model")
+        append_record(self.path, record(model if isinstance(model, str) else None, config.get("revision"), loaded))
 
     def _recorded(self, key: str) -> Any:
         return json.loads((self.path / CONFIG).read_text(encoding="utf-8")).get(key)

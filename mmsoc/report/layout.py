@@ -16,6 +16,7 @@ from mmsoc.report.figures import (
     metric_panels,
 )
 from mmsoc.report.other_runs import arena_blocks, desiq_blocks
+from mmsoc.report.what_ran import what_ran_blocks
 
 TITLE = "Evaluation report"
 
@@ -58,6 +59,7 @@ def layout(report: Report) -> list[Block]:
     for entry in data["tasks"]:
         body += _task_blocks(entry, data, report, colours)
     body += desiq_blocks(data["desiq"], colours) + arena_blocks(data["arena"])
+    body += what_ran_blocks(data["what_ran"])
     body.append(Heading(2, "How each number was computed"))
     if data["tasks"]:
         body.append(Table("Methods", ["metric", "computation"], [[k, v] for k, v in data["methods"].items()]))

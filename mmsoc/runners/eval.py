@@ -299,7 +299,7 @@ def _run(
     model = make_model() if mine else None  # a model that fails to load leaves RUN_DIR unclaimed
     use_threads(threads)  # again, should loading the model have changed them
     if state.is_main_process:
-        folder.claim(identity, GROWABLE)
+        folder.claim(identity, GROWABLE, loaded=_model_runtime(model))
     state.wait_for_everyone()
     runtime: list[dict[str, Any]] = []
     predicted = 0

@@ -76,7 +76,7 @@ class OpenAIModel:
         try:
             import openai
 
-            from mmsoc.models.backends.api_transport import http_client
+            from mmsoc.models.backends._api_transport import http_client
         except ImportError:
             raise UsageError("the openai backend needs the openai package (pip install openai==3.57.0)") from None
         if concurrency < 1:
