@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from desiq.probes.heuristics import HEURISTICS
+from desiq.probes.shortcuts import SHORTCUTS, cross_fitted
 from desiq.probes.ties import hit_share
 from desiq.records import MCQAItem
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
@@ -84,14 +84,14 @@ def chances(items: Sequence[MCQAItem]) -> np.ndarray:
 def shortcut_families(items: Sequence[MCQAItem]) -> list[Family]:
     """Every registered shortcut that applies to some of ``items``, its ties counted as a share."""
     families = []
-    for heuristic in HEURISTICS:
+    for shortcut in SHORTCUTS:
         hits = np.full(len(items), np.nan)
-        for k, item in enumerate(items):
-            scores = heuristic.score(item)
+        learnt = cross_fitted(shortcut, items) if shortcut.learns else list(map(shortcut.fit(items), items))
+        for k, (item, scores) in enumerate(zip(items, learnt)):
             if scores is not None and item.answer_idx is not None:
                 hits[k] = hit_share(scores.tolist(), item.answer_idx)
         if not np.isnan(hits).all():
-            families.append(Family(heuristic.name, SHORTCUT, hits))
+            families.append(Family(shortcut.name, SHORTCUT, hits))
     return families
 
 
