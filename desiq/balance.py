@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from desiq.probes.shortcuts import SHORTCUTS, cross_fitted
+from desiq.probes.shortcuts import SHORTCUTS
 from desiq.probes.ties import hit_share
 from desiq.records import MCQAItem
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
@@ -85,8 +85,10 @@ def shortcut_families(items: Sequence[MCQAItem]) -> list[Family]:
     """Every registered shortcut that applies to some of ``items``, its ties counted as a share."""
     families = []
     for shortcut in SHORTCUTS:
+        if shortcut.learns:
+            continue  # position_prior: what it can learn is the gold positions, each a family of its own here
         hits = np.full(len(items), np.nan)
-        learnt = cross_fitted(shortcut, items) if shortcut.learns else list(map(shortcut.fit(items), items))
+        learnt = list(map(shortcut.fit(items), items))
         for k, (item, scores) in enumerate(zip(items, learnt)):
             if scores is not None and item.answer_idx is not None:
                 hits[k] = hit_share(scores.tolist(), item.answer_idx)

@@ -108,7 +108,7 @@ def test_fit_error_refuses_each_question_over_the_context_by_name(llava, tmp_pat
     desiq(
         "eval", "--model", llava.model, "--data", llava.sample, "--out", out, "--inputs", "q+a+v",
         "--condition", "original", "--limit", "1", "--fit", "error", "--cache-dir", llava.dir / "cache",
-        "--no-progress",
+        "--no-progress", code=1,
     )  # fmt: skip
     problems = [json.loads(line) for line in (out / "problems.jsonl").open()]
     assert problems and not rows_of(out)

@@ -19,7 +19,7 @@ from desiq import aflite
 from desiq.balance import reorder
 from desiq.cli import app
 from desiq.formats import read_mcqa
-from desiq.probes.heuristics import HEURISTICS
+from desiq.probes.shortcuts import SHORTCUTS
 from desiq.records import MCQAItem
 
 K = 4
@@ -63,7 +63,8 @@ def flagged_probe(path: Path, items: list[MCQAItem]) -> dict[str, bool]:
 
 def applying(items: list[MCQAItem]) -> list[str]:
     """The registered shortcuts that score some of ``items``."""
-    return [h.name for h in HEURISTICS if any(h.score(x) is not None for x in items)]
+    rules = [(s.name, s.fit(items)) for s in SHORTCUTS if not s.learns]  # position_prior: the gold positions
+    return [name for name, rule in rules if any(rule(x) is not None for x in items)]
 
 
 def words(text: str) -> set[str]:

@@ -8,11 +8,12 @@ from typing import Annotated, Any
 import typer
 
 from desiq.commands.listing import condition_help, prompt_help
-from desiq.commands.options import Data, Fields, Format, MediaRoot, Schema, Split
+from desiq.commands.options import Data, Fields, Format, MediaRoot, Schema, Split, field_mapping
 from desiq.llm.answers import PARSE_RULES
 from desiq.llm.prompts import DEFAULT_PROMPT
 from mmsoc.commands import finetune_options as training
 from mmsoc.commands import options as flags
+from mmsoc.core.batching import parse_batch_size
 from mmsoc.core.cli import commands, note
 from mmsoc.core.options import Adapter, Device, Limit, MinClusters, Progress, Revision, Seed, option
 from mmsoc.metrics.verdict import MIN_CLUSTERS
@@ -170,16 +171,13 @@ def eval_command(
     max_failures: flags.MaxFailures = None,
 ) -> None:
     """Ask MODEL every question under every DeSIQ condition; accuracy with chance and intervals by video."""
-    from desiq.commands.options import field_mapping
     from desiq.llm.evaluate import EvalOptions, evaluate
-    from mmsoc.core.batching import parse_batch_size
 
     model_flags = flags.model_flags(
         dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
     )
     server = flags.server_options(api_base, concurrency, request_timeout, retries, deadline, max_response_bytes)
-    media = _media(num_frames, fps, video_as, cache_dir)
-    sharing = _sharing(prefix_cache, prefix_memory)
+    media, sharing = _media(num_frames, fps, video_as, cache_dir), _sharing(prefix_cache, prefix_memory)
     options = EvalOptions(
         split=split,
         inputs=inputs,

@@ -29,7 +29,8 @@ from desiq.fusion.runner import (
 from desiq.inputs import MEDIA
 from desiq.perturbation_schemes import perturb as apply
 from desiq.records import MCQAItem
-from mmsoc.core.io import InputError, JsonlAppender
+from mmsoc.core.io import InputError
+from mmsoc.core.jsonl_log import JsonlAppender
 from mmsoc.core.paths import file_sha256
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.media import FeatureCache

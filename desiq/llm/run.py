@@ -19,7 +19,8 @@ from typing import Any
 from desiq.llm.answers import loglik_choices, parsed_row
 from desiq.llm.conditions import Asked
 from desiq.llm.requests import Built, RequestBuilder
-from mmsoc.core.io import JsonlAppender, UsageError
+from mmsoc.core.io import UsageError
+from mmsoc.core.jsonl_log import JsonlAppender
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.media.base import MediaError
 from mmsoc.models.base import Audio, GenerationSettings, Model, Request, Video

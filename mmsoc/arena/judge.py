@@ -18,7 +18,8 @@ from typing import Any
 from mmsoc.arena.judge_prompts import JudgePrompt
 from mmsoc.arena.media import IMAGE_TYPES, data_root, resolve_inside
 from mmsoc.arena.records import Battle, Vote
-from mmsoc.core.io import JsonlAppender, UsageError
+from mmsoc.core.io import UsageError
+from mmsoc.core.jsonl_log import JsonlAppender
 from mmsoc.core.progress import track
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.models.base import GenerationSettings, Image, Model, Part, Request, Text, Video

@@ -109,9 +109,9 @@ def eval_command(
     from mmsoc.models.base import GenerationSettings
     from mmsoc.models.registry import make_model, modalities
     from mmsoc.models.revision import pin_revision
-    from mmsoc.runners.eval import resolve_prompts, run_eval
+    from mmsoc.runners.console import print_eval_summary
+    from mmsoc.runners.eval import run_eval
     from mmsoc.runners.failures import MaxFailures
-    from mmsoc.tasks.prompts import load_prompt_overrides
 
     failures = MaxFailures.parse(max_failures)
     model = pin_revision(model, revision)
@@ -120,8 +120,7 @@ def eval_command(
         dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
     )
     tasks = options.task_list(task, data, suite)
-    overrides = load_prompt_overrides(prompts_file, model) if prompts_file else None
-    prompts = resolve_prompts(tasks, prompt_version, overrides)
+    prompts = _prompts(tasks, prompt_version, prompts_file, model)
     data_id = data if data == "sample" or data.startswith("hf://") or data == "hub" else str(Path(data).resolve())
     seed_list = None if greedy else _seeds(seeds)
     config = _run_config(
@@ -144,9 +143,18 @@ def eval_command(
         max_failures=failures,
     )
     if metrics:
-        from mmsoc.runners.console import print_eval_summary
-
         print_eval_summary(metrics)
+
+
+def _prompts(
+    tasks: tuple[str, ...], version: str | None, prompts_file: Path | None, model: str
+) -> dict[str, tuple[str, str]]:
+    """Each task's prompt: ``--prompt`` or the task's own, with ``--prompts-file``'s overrides for ``model``."""
+    from mmsoc.runners.eval import resolve_prompts
+    from mmsoc.tasks.prompts import load_prompt_overrides
+
+    overrides = load_prompt_overrides(prompts_file, model) if prompts_file else None
+    return resolve_prompts(tasks, version, overrides)
 
 
 def _run_config(

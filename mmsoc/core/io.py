@@ -56,7 +56,7 @@ def _umask() -> int:
     return mask
 
 
-def _named(err: OSError, path: Path) -> OSError:
+def named_os_error(err: OSError, path: Path) -> OSError:
     """``err`` as an OSError of the same class naming ``path`` (the file the user asked for, not a temporary)."""
     if err.errno is None:
         return err
@@ -161,7 +161,7 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> Iter
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
         if isinstance(err, OSError) and (not in_body or _ours(err, tmp)):
-            raise _named(err, path) from None
+            raise named_os_error(err, path) from None
         raise
 
 
@@ -192,7 +192,7 @@ def building_folder(target: str | os.PathLike) -> Iterator[Path]:
         yield build
     except OSError as err:
         if not in_body or _ours(err, build):
-            raise _named(err, target) from None
+            raise named_os_error(err, target) from None
         raise
     finally:
         if fd is not None:
@@ -241,7 +241,7 @@ def swap_in_folder(build: Path, target: Path) -> None:
             build = old
         shutil.rmtree(build)
     except OSError as err:
-        raise _named(err, target) from None
+        raise named_os_error(err, target) from None
 
 
 def check_writable(folder: str | os.PathLike) -> None:
@@ -254,7 +254,7 @@ def check_writable(folder: str | os.PathLike) -> None:
         os.close(fd)
         os.unlink(probe)
     except OSError as err:
-        raise _named(err, folder) from None
+        raise named_os_error(err, folder) from None
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:
@@ -293,7 +293,7 @@ def read_jsonl(path: str | os.PathLike, skip_bad: bool = False) -> Iterator[tupl
         with open(path, "rb") as handle:
             yield from _parse_lines(handle, path, skip_bad)
     except OSError as err:  # unreadable (EACCES, EIO): named, like a bad line
-        raise _named(err, Path(path)) from None
+        raise named_os_error(err, Path(path)) from None
 
 
 def _parse_lines(
@@ -331,7 +331,7 @@ def read_text(path: str | os.PathLike) -> str:
     try:
         data = Path(path).read_bytes()
     except OSError as err:
-        raise _named(err, Path(path)) from None
+        raise named_os_error(err, Path(path)) from None
     data = data[len(codecs.BOM_UTF8) :] if data.startswith(codecs.BOM_UTF8) else data
     try:
         return data.decode("utf-8")
@@ -346,59 +346,3 @@ def _not_utf8(path: str | os.PathLike, line: int, column: int, byte: int) -> Inp
     return InputError(
         path, f"not UTF-8 text (byte {column} of the line is {byte:#04x}); save the file as UTF-8", line=line
     )
-
-
-class JsonlAppender:
-    """Append-only JSON Lines log: each row is written whole and flushed at once (a killed process keeps
-    it); ``sync`` makes what was written durable on disk (once per batch), as ``close`` does."""
-
-    def __init__(self, path: str | os.PathLike):
-        self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            _truncate_partial_last_line(self.path)
-            self._handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (held until close)
-        except OSError as err:
-            raise _named(err, self.path) from None
-
-    def append(self, row: dict[str, Any]) -> None:
-        try:
-            self._handle.write(jsonvalues.dumps(row, self.path, ensure_ascii=False) + "\n")
-            self._handle.flush()
-        except OSError as err:  # a full disk: the partial line is dropped by the next run
-            raise _named(err, self.path) from None
-
-    def sync(self) -> None:
-        try:
-            os.fsync(self._handle.fileno())
-        except OSError as err:
-            raise _named(err, self.path) from None
-
-    def close(self) -> None:
-        if self._handle.closed:
-            return
-        try:
-            self.sync()
-        finally:
-            try:
-                self._handle.close()
-            except OSError as err:
-                raise _named(err, self.path) from None
-
-    def __enter__(self) -> JsonlAppender:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _truncate_partial_last_line(path: Path) -> None:
-    """Drop a trailing line without a newline (left by a process killed mid-write)."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    data = path.read_bytes()
-    if data.endswith(b"\n"):
-        return
-    keep = data.rfind(b"\n") + 1
-    with open(path, "r+b") as handle:
-        handle.truncate(keep)

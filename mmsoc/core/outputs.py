@@ -86,7 +86,7 @@ def guard(table: Table, writes: Writes, params: Mapping[str, Any], flag: Callabl
         Given(flag(name), path, name in writes.reads)
         for name in (*writes.reads, *writes.runs)
         for path in _paths(params.get(name))
-        if path.exists()
+        if _exists(path)
     ]
     overwrite = bool(writes.overwrite and params.get(writes.overwrite))
     hint = f", or {flag(writes.overwrite)} to replace its contents" if writes.overwrite else ""
@@ -124,6 +124,15 @@ def _check_folder(where: str, target: Path, output: Output, given: Sequence[Give
     in_ours = _holds_ours(target, table.ours)
     for name in output.inside:
         _check_written(f"{where}: writing {target / name}", target / name, given, table.run_files, in_ours)
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` names something on disk; a name the system refuses (too long, say) names nothing: a
+    model id, not a path, is checked where it is loaded."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def _paths(value: Any) -> list[Path]:

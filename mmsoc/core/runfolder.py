@@ -22,7 +22,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from mmsoc.core.io import InputError, JsonlAppender, UsageError, atomic_open, read_jsonl, write_json, write_jsonl
+from mmsoc.core.io import InputError, UsageError, atomic_open, read_jsonl, write_json, write_jsonl
+from mmsoc.core.jsonl_log import JsonlAppender
 
 CONFIG = "config.json"
 PREDICTIONS = "predictions.jsonl"

@@ -58,8 +58,7 @@ def layout(report: Report) -> list[Block]:
     body: list[Block] = _runs_blocks(data)
     for entry in data["tasks"]:
         body += _task_blocks(entry, data, report, colours)
-    body += desiq_blocks(data["desiq"], colours) + arena_blocks(data["arena"])
-    body += what_ran_blocks(data["what_ran"])
+    body += desiq_blocks(data["desiq"], colours) + arena_blocks(data["arena"]) + what_ran_blocks(data["what_ran"])
     body.append(Heading(2, "How each number was computed"))
     if data["tasks"]:
         body.append(Table("Methods", ["metric", "computation"], [[k, v] for k, v in data["methods"].items()]))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mmsoc.core.batching import BatchSizer
-from mmsoc.core.io import JsonlAppender
+from mmsoc.core.jsonl_log import JsonlAppender
 from mmsoc.core.records import Example
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.models.base import GenerationSettings, Model, Prepares, Request, Text

@@ -165,7 +165,8 @@ def test_an_undefined_metric_is_null_in_metrics_json_with_its_reason(tmp_path):
 
 def test_writers_refuse_nan_naming_the_field_and_leave_no_file(tmp_path):
     """Standard JSON out: a NaN or infinity reaching a writer is an error naming file and field, not ``NaN``."""
-    from mmsoc.core.io import JsonlAppender, write_json, write_jsonl
+    from mmsoc.core.io import write_json, write_jsonl
+    from mmsoc.core.jsonl_log import JsonlAppender
 
     with pytest.raises(ValueError, match=r"metrics\.json: field 'task\.rho'"):
         write_json(tmp_path / "metrics.json", {"task": {"rho": math.nan, "n": 3}})

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from mmsoc.core.io import JsonlAppender
+from mmsoc.core.jsonl_log import JsonlAppender
 from mmsoc.core.progress import track
 from mmsoc.core.records import Example
 from mmsoc.core.runfolder import RunFolder

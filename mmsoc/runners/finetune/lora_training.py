@@ -36,7 +36,8 @@ from tqdm.auto import tqdm
 from transformers import get_cosine_schedule_with_warmup
 
 from mmsoc.core.distributed import make_accelerator, process_state
-from mmsoc.core.io import JsonlAppender, UsageError, read_jsonl, write_json, write_jsonl
+from mmsoc.core.io import UsageError, read_jsonl, write_json, write_jsonl
+from mmsoc.core.jsonl_log import JsonlAppender
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.models.families import Family
 from mmsoc.models.prompting import format_prompt

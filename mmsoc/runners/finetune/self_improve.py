@@ -17,7 +17,8 @@ from dataclasses import asdict, replace
 
 import numpy as np
 
-from mmsoc.core.io import JsonlAppender, atomic_open
+from mmsoc.core.io import atomic_open
+from mmsoc.core.jsonl_log import JsonlAppender
 from mmsoc.core.progress import steps
 from mmsoc.core.records import Example
 from mmsoc.core.runfolder import RunFolder
