@@ -10,31 +10,36 @@ from pathlib import Path
 import numpy as np
 
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe_table import ORIGINAL, ProbeReport, needs_ncaq_row
+from desiq.probe_table import ORIGINAL, ProbeReport, ProbeRow, needs_ncaq_row
+from desiq.probe_verdicts import versus
 from desiq.probes import ProbeBackend
 from desiq.probes.linear import flatten
 from desiq.records import MCQAItem
 from mmsoc.core.io import atomic_open, write_json, write_text
 from mmsoc.core.markdown import md_text
-from mmsoc.metrics.verdict import ABOVE, MIN_CLUSTERS, enough
+from mmsoc.metrics.verdict import ABOVE, HIGHER, LOWER, METHOD, MIN_CLUSTERS, NEGLIGIBLE, SAME_DIFFERENCE, enough
 
 NO_CLAIM = "–"
 
 
-def _cell(report: ProbeReport, perturbation: str, config: str, data: str) -> tuple[str, str]:
+def _cell(report: ProbeReport, perturbation: str, config: str, data: str) -> tuple[str, str, str]:
+    """(accuracy with its 95% interval, verdict, difference from the original) of one cell."""
     try:
         row = report.get(perturbation, config, data)
     except StopIteration:
-        return "–", "–"
-    low, high = row.ci95
-    if not enough(row.videos, row.min_videos):  # no interval from too few videos: the verdict says so
-        return f"{100 * row.accuracy:.2f}", row.verdict
-    return f"{100 * row.accuracy:.2f} [{100 * low:.1f}, {100 * high:.1f}]", row.verdict
+        return "–", "–", "–"
+    vs = versus(row.judgement.vs_original if row.judgement else None)
+    interval = row.judgement.ci95 if row.judgement else row.ci95
+    if not enough(row.videos, row.min_videos) or interval is None:  # no interval: the verdict says why
+        return f"{100 * row.accuracy:.2f}", row.verdict, vs
+    low, high = interval
+    return f"{100 * row.accuracy:.2f} [{100 * low:.1f}, {100 * high:.1f}]", row.verdict, vs
 
 
 def _row(report: ProbeReport, label: str, perturbation: str, data: str, expected: tuple[str, str]) -> str:
     a2, a4 = (_cell(report, perturbation, config, data) for config in (report.configs[-1], report.configs[0]))
-    return f"| {label} | {a2[0]} | {a4[0]} | {a2[1]} | {a4[1]} | {expected[0]} | {expected[1]} |"
+    cells = [label, a2[0], a4[0], a2[1], a4[1], a2[2], a4[2], *expected]
+    return "| " + " | ".join(cells) + " |"
 
 
 def _expected(report: ProbeReport, name: str) -> tuple[str, str]:
@@ -78,8 +83,13 @@ def legend(report: ProbeReport) -> list[str]:
         "- DeSIQ_d / DeSIQ_s (retrained): a probe trained from scratch on the DeSIQ rebuild of the training "
         "file (distractors: answers of questions from other videos / the same video), scored on the rebuild "
         "of the eval file.",
-        "- verdict: from the row's 95% interval against chance, nothing else; with fewer than "
+        "- verdict: from the row's test against chance, nothing else: at chance where the adjusted interval (shown) "
+        "does not separate it, negligible where the accuracy is within "
+        f"{report.results[0].min_effect if report.results else 2:g} points of chance, else above or below "
+        f"({METHOD}); with fewer than "
         f"{report.results[0].min_videos if report.results else MIN_CLUSTERS} videos, no interval and no verdict. "
+        "vs original: the row's accuracy minus the original row's on the same questions (matched by id; videos "
+        "resampled jointly), with its adjusted interval in points: higher, lower, same or negligible. "
         "The last two columns: where the "
         "paper's answer-only T5-small landed (Table 3: RIWI and RAWA stay near the original, RIWA and RAWI "
         "fall to chance, the signature of an answer-only bias) and what the paper expects of a sound dataset "
@@ -104,9 +114,9 @@ def probe_markdown(report: ProbeReport) -> str:
         "",
         *legend(report),
         "",
-        f"| setting | A2 | {everything} | verdict A2 | verdict {everything} | the paper's answer-only model gave "
-        "| a sound dataset gives (paper) |",
-        "|---|---|---|---|---|---|---|",
+        f"| setting | A2 | {everything} | verdict A2 | verdict {everything} | vs original A2 "
+        f"| vs original {everything} | the paper's answer-only model gave | a sound dataset gives (paper) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     perturbations = dict.fromkeys(r.perturbation for r in report.results if r.data == ORIGINAL)
     for name in perturbations:
@@ -122,21 +132,46 @@ def probe_markdown(report: ProbeReport) -> str:
                     (split.expected, f"{split.sound.value} for an options-only probe"),
                 )
             )
+    for name in compared_names(report):
+        lines.append(_row(report, f"{md_text(name)} (compared)", ORIGINAL, name, (NO_CLAIM, NO_CLAIM)))
     a4 = report.get(ORIGINAL)
     lines += [
         "",
         f"Original data, {everything}: {a4.verdict}"
-        + (" — **biased**: the probe beats chance without the video." if a4.verdict.startswith(ABOVE) else "."),
+        + (" — **biased**: the probe beats chance without the video." if a4.finding == ABOVE else "."),
     ]
     for split in SPLITS.values():
         if any(r.data == split.marker for r in report.results):
             row = report.get(ORIGINAL, everything, split.marker or "")
-            lines.append(
-                f"{split.name}, {everything}: {row.verdict}"
-                + (" — a shortcut survives the rebuild." if row.verdict.startswith(ABOVE) else ".")
-            )
+            lines.append(direction(split.name, row, a4, "rebuild", f" (the paper expects: {split.expected})"))
+    for name in compared_names(report):
+        lines.append(direction(md_text(name), report.get(ORIGINAL, everything, name), a4, "version"))
     lines.append("")
     return "\n".join(lines)
+
+
+def compared_names(report: ProbeReport) -> list[str]:
+    """The other versions of the eval file the report scored (``--compare``), in order."""
+    known = {ORIGINAL, *(split.marker for split in SPLITS.values())}
+    return list(dict.fromkeys(r.data for r in report.results if r.data not in known))
+
+
+def direction(name: str, row: ProbeRow, original: ProbeRow, what: str, expected: str = "") -> str:
+    """One summary line: which way a rebuild or another version moves blind accuracy, then its verdict."""
+    vs = row.judgement.vs_original if row.judgement else None
+    moved = f"{100 * original.accuracy:.1f}% to {100 * row.accuracy:.1f}%"
+    if vs is not None and vs.finding == HIGHER:
+        head = f"{name} raises blind accuracy from {moved}: the {what} creates a shortcut on this dataset"
+    elif vs is not None and vs.finding == LOWER:
+        head = f"{name} lowers blind accuracy from {moved}: the {what} removes part of a shortcut"
+    elif vs is not None and vs.finding == NEGLIGIBLE:
+        head = f"{name} moves blind accuracy by less than {row.min_effect:g} points ({moved})"
+    elif vs is not None and vs.finding == SAME_DIFFERENCE:
+        head = f"{name} does not move blind accuracy measurably ({moved})"
+    else:
+        head = f"{name}: blind accuracy {moved}, no verdict on the difference"
+    survives = "; a shortcut remains above chance" if row.finding == ABOVE else ""
+    return f"{head}{expected}. {row.config}: {row.verdict}{survives}."
 
 
 def _tsne_points(features: np.ndarray, perplexity: float, seed: int) -> np.ndarray:

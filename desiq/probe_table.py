@@ -17,27 +17,30 @@ Which probe fills which row:
 
 Scoring follows the paper's code: AK counts the top-scoring option (``np.argmax``, the first wins a tie,
 as the official Social-IQ 2.0 code); A2 counts a pair only when the correct option scores strictly
-higher (a tie is wrong, as the official ``calc_accuracy``). Each row's verdict comes from its interval
-against chance (``verdict``), never from its name.
+higher (a tie is wrong, as the official ``calc_accuracy``). Each row's verdict comes from its test against
+chance (``verdict``, ``finding``), never from its name; the rows of a table are judged as one family, and
+every row but the original also against the original (``desiq.probe_verdicts``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from desiq.inputs import InputSetting
 from desiq.perturbation_schemes import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS, Perturbation
+from desiq.probe_verdicts import Judgement, Outcomes, comparison_json, unjudged_finding, verdict_words
 from desiq.probes import ProbeBackend
+from desiq.probes.ties import hit_share
 from desiq.records import PAIRS, MCQAItem, configs, in_config, option_count
 from desiq.splits import build_split
 from mmsoc.core.progress import steps
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
-from mmsoc.metrics.verdict import CHANCE_WORDS, MIN_CLUSTERS, SAME, enough, interval_verdict
+from mmsoc.metrics.verdict import MIN_CLUSTERS, MIN_EFFECT, enough
 
 if TYPE_CHECKING:
     from desiq.probes.heuristics import HeuristicRow
@@ -68,23 +71,58 @@ class ProbeRow:
     """The videos the items come from (the clusters of the interval)."""
     min_videos: int = MIN_CLUSTERS
     """The fewest videos a verdict is drawn from."""
+    min_effect: float = MIN_EFFECT
+    """The smallest effect (points) a finding calls more than negligible."""
+    outcomes: Outcomes | None = field(default=None, repr=False, compare=False)
+    """Per scored unit: its question, hit and video (what the table's tests resample)."""
+    judgement: Judgement | None = None
+    """The verdict from the table's family (``desiq.probe_verdicts.judge_rows``); None: judged alone."""
+
+    family = "probe"
+    """What a perturbation or rebuild row is compared with: the original row of the same family."""
+
+    @property
+    def finding(self) -> str:
+        return finding(self)
 
     @property
     def verdict(self) -> str:
-        return verdict(self.accuracy, self.chance, self.ci95, self.videos, self.min_videos)
+        return verdict(self)
 
 
-def verdict(
-    accuracy: float, chance: float, ci95: Sequence[float], videos: int | None, min_videos: int = MIN_CLUSTERS
-) -> str:
-    """Where the interval lies against chance, e.g. "above chance: [51.2, 58.0] excludes 25%"; with fewer
-    than ``min_videos`` videos no verdict, e.g. "too few videos to tell (3 videos), at least 10 needed"."""
-    low, high = ci95
-    words = interval_verdict(low, high, chance, videos, "videos", min_videos)
-    if words not in CHANCE_WORDS:
-        return words
-    relation = "includes" if words == SAME else "excludes"
-    return f"{words}: [{100 * low:.1f}, {100 * high:.1f}] {relation} {100 * chance:.3g}%"
+class Cell(Protocol):
+    """A probe's or a shortcut's row, as its verdict reads it."""
+
+    accuracy: float
+    chance: float
+    ci95: tuple[float, float]
+    videos: int | None
+    min_videos: int
+    min_effect: float
+    judgement: Judgement | None
+    outcomes: Outcomes | None
+
+
+def finding(row: Cell) -> str:
+    """The row's finding: its family's judgement, or its own 95% interval where it was judged alone."""
+    if row.judgement is not None:
+        return row.judgement.finding
+    return unjudged_finding(row.accuracy, row.chance, row.ci95, row.videos, row.min_videos, row.min_effect)
+
+
+def verdict(row: Cell) -> str:
+    """The row's finding in words, with the interval it was read from (the adjusted one where judged in a
+    family), e.g. "above chance: [51.2, 58.0] excludes 25%", and the figure judged where ties make it differ
+    from the row's accuracy."""
+    if row.judgement is None or row.outcomes is None or not len(row.outcomes.hits):
+        return verdict_words(
+            row.accuracy, row.chance, row.ci95, finding(row), row.videos, row.min_videos, row.min_effect
+        )
+    judged = float(np.mean(row.outcomes.hits))
+    words = verdict_words(
+        judged, row.chance, row.judgement.ci_adjusted, finding(row), row.videos, row.min_videos, row.min_effect
+    )
+    return words if abs(judged - row.accuracy) < 5e-5 else f"{words} (ties as a share: {100 * judged:.2f}%)"
 
 
 @dataclass
@@ -101,7 +139,7 @@ class ProbeReport:
     """The configurations of the rows: all options first (``AK``), then ``A2``."""
 
     def to_json(self) -> dict[str, object]:
-        head = {k: v for k, v in asdict(self).items() if k != "results"}
+        head: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "results"}
         head["configs"] = list(self.configs)
         return {**head, "results": [row_json(r) for r in self.results]}
 
@@ -113,9 +151,19 @@ class ProbeReport:
 
 def row_json(row: ProbeRow | HeuristicRow) -> dict[str, object]:
     """A row (a probe's or a shortcut's) as ``probe.json`` holds it: no interval where there are too few
-    videos to draw one."""
-    ci95 = list(row.ci95) if enough(row.videos, row.min_videos) else None
-    return {**asdict(row), "ci95": ci95, "verdict": row.verdict}
+    videos to draw one; ``ci95`` raw and ``ci_adjusted`` family-wise, ``finding`` beside the ``verdict``
+    words, and ``vs_original`` for every row but the original."""
+    plain = {f.name: getattr(row, f.name) for f in fields(row) if f.name not in ("outcomes", "judgement")}
+    judged = row.judgement
+    ci95 = judged.ci95 if judged is not None else row.ci95
+    shown = enough(row.videos, row.min_videos) and ci95 is not None
+    out = {**plain, "ci95": list(ci95) if shown and ci95 else None}
+    out["ci_adjusted"] = list(judged.ci_adjusted) if judged is not None and judged.ci_adjusted else None
+    out["p_adjusted"] = judged.p_adjusted if judged is not None else None
+    out["finding"], out["verdict"] = row.finding, row.verdict
+    if judged is not None and judged.vs_original is not None:
+        out["vs_original"] = comparison_json(judged.vs_original)
+    return out
 
 
 def needs_ncaq_row(inputs: str) -> bool:
@@ -142,6 +190,14 @@ def correct(scores: Sequence[np.ndarray], items: Sequence[MCQAItem], config: str
     return np.array([bool(np.all(s[list(item.incorrect_idx)] < s[item.answer_idx])) for s, item in zip(scores, items)])
 
 
+def shares(scores: Sequence[np.ndarray], items: Sequence[MCQAItem]) -> np.ndarray:
+    """Per item, the expected hit of a uniform tie-break (``desiq.probes.ties``): 1/t where the correct option
+    is one of t options tied at the top score (a tied A2 pair: half), what the verdicts read: the paper's
+    rule (``correct``) counts a tie as the first option (AK) or as wrong (A2), so that ties alone would move
+    a figure off chance."""
+    return np.array([hit_share(s, item.answer_idx) for s, item in zip(scores, items) if item.answer_idx is not None])
+
+
 def score_cell(
     backend: ProbeBackend,
     items: Sequence[MCQAItem],
@@ -151,8 +207,10 @@ def score_cell(
     data: str = ORIGINAL,
     inputs: str = "",
 ) -> ProbeRow:
-    """Score already viewed (and perturbed) items; the interval resamples whole videos."""
-    hits = correct(backend.score(items), items, config)
+    """Score already viewed (and perturbed) items; the interval resamples whole videos. The row's verdicts read
+    its ties as a share (``shares``)."""
+    scores = backend.score(items)
+    hits = correct(scores, items, config)
     return ProbeRow(
         perturbation=name,
         config=config,
@@ -163,6 +221,7 @@ def score_cell(
         data=data,
         inputs=inputs,
         videos=len({item.video for item in items}),
+        outcomes=Outcomes.of(items, shares(scores, items)),
     )
 
 
@@ -190,6 +249,25 @@ def evaluate(
     return score_cell(backend, base, config, seed, perturbation.name if perturbation else ORIGINAL, data, inputs)
 
 
+@dataclass(frozen=True)
+class Version:
+    """Another version of the eval file (a subset, a rebuild made elsewhere: ``desiq probe --compare``),
+    scored beside it and compared with it question by question."""
+
+    name: str
+    items: list[MCQAItem]
+    names: dict[str, str]
+    """Its question ids mapped to the eval file's (``desiq.probe_verdicts.match_names``)."""
+
+
+def compared(
+    backend: ProbeBackend, version: Version, config: str, seed: int, inputs: str, data: str | None = None
+) -> ProbeRow:
+    """The trained ``backend`` on ``version`` as it is, its questions named as the eval file's."""
+    row = evaluate(backend, version.items, None, config, seed, data=data or version.name, inputs=inputs)
+    return replace(row, outcomes=row.outcomes.renamed(version.names) if row.outcomes else None)
+
+
 def run_probe(
     backend: ProbeBackend,
     train: Sequence[MCQAItem],
@@ -199,8 +277,10 @@ def run_probe(
     names: tuple[str, str] = ("train", "eval"),
     probe_name: str = "",
     progress: bool = True,
+    versions: Sequence[Version] = (),
 ) -> ProbeReport:
-    """Fill the perturbation table on ``eval_items`` (see the module docstring for which probe fills which row).
+    """Fill the perturbation table on ``eval_items`` (see the module docstring for which probe fills which row),
+    then the rows of each other ``versions`` of the eval file (``data``: its name) scored by the same probes.
 
     ``backend`` is refitted from scratch for each probe; it is left trained on the AK questions with
     ``inputs`` (the probe of the ``original`` AK row, e.g. for the t-SNE figure). ``progress``: a step per
@@ -216,7 +296,7 @@ def run_probe(
     rows: dict[tuple[str, str], ProbeRow] = {}
     fits = [(config, OPTIONS_ONLY) for config in cells if ncaq] + [(config, inputs) for config in reversed(cells)]
     label = f"probe {report.probe}"
-    total = sum(2 if seen != inputs else 2 + len(options) for _, seen in fits)
+    total = sum(2 if seen != inputs else 2 + len(options) + len(versions) for _, seen in fits)
     with steps(label, total=total, enabled=progress) as bar:
         for config, seen in fits:
             bar.describe(f"{label}: {config} fit on {seen}")
@@ -234,8 +314,13 @@ def run_probe(
                 row = evaluate(backend, eval_items, cell, config, seed, inputs=seen)
                 rows[row.perturbation, config] = row
                 bar.advance()
+            for version in versions:
+                bar.describe(f"{label}: {version.name} {config} score")
+                rows[version.name, config] = compared(backend, version, config, seed, seen)
+                bar.advance()
     order = [ORIGINAL, *(p.name for p in scored_perturbations(inputs))]
     report.results = [rows[name, config] for config in cells for name in order]
+    report.results += [rows[version.name, config] for version in versions for config in cells]
     return report
 
 

@@ -143,7 +143,7 @@ def test_probe_outputs_follow_the_contract(tmp_path):
     assert "| DeSIQ_d (retrained) |" in md and "| DeSIQ_s (retrained) |" in md
     assert {r["data"] for r in data["results"]} == {"original", "desiq_d", "desiq_s"}
     assert all(
-        r["verdict"].split(":")[0] in ("above chance", "not different from chance", "below chance")
+        r["verdict"].split(":")[0] in ("above chance", "at chance", "negligible", "below chance")
         for r in data["results"]
     )
     assert (tmp_path / "tsne.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -255,7 +255,7 @@ def test_verdicts_come_from_the_interval_never_from_the_row_name():
     row = ProbeRow("RIWA", "A4", 0.40, 0.25, 100, (0.31, 0.49), videos=40)
     assert row.verdict == "above chance: [31.0, 49.0] excludes 25%"
     row = ProbeRow("RIWI", "A4", 0.27, 0.25, 100, (0.20, 0.35), videos=40)
-    assert row.verdict == "not different from chance: [20.0, 35.0] includes 25%"
+    assert row.verdict == "at chance: [20.0, 35.0] includes 25%"
     row = ProbeRow("x", "A2", 0.30, 0.50, 100, (0.22, 0.41), videos=40)
     assert row.verdict == "below chance: [22.0, 41.0] excludes 50%"
     row = ProbeRow("x", "A3", 0.50, 1 / 3, 100, (0.40, 0.60), videos=40)

@@ -337,10 +337,10 @@ def test_desiq_run_shows_its_conditions_verdicts_and_position_bias(others, repor
             if low > given["chance"]
             else "below chance"
             if high < given["chance"]
-            else "not different from chance"
+            else "at chance"
         )
         assert shown["verdict"] == expected
-    assert {r["verdict"] for r in entry["results"]} == {"above chance", "below chance", "not different from chance"}
+    assert {r["verdict"] for r in entry["results"]} == {"above chance", "below chance", "at chance"}
     chosen, gold = source["position"]["chosen"], source["position"]["gold"]
     expected = [g * sum(chosen) / sum(gold) for g in gold]
     statistic = sum((o - e) ** 2 / e for o, e in zip(chosen, expected))

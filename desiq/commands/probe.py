@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -15,12 +15,13 @@ from desiq.commands.options import Fields, Format, Schema, Split, field_mapping
 from desiq.fusion.architecture import AUDIO_ENCODER, Architecture
 from desiq.probes import PROBES
 from mmsoc.core.cli import commands, note
-from mmsoc.core.options import MinClusters, Progress, Seed, option
-from mmsoc.metrics.verdict import MIN_CLUSTERS
+from mmsoc.core.options import MinClusters, MinEffect, Progress, Seed, option
+from mmsoc.metrics.verdict import MIN_CLUSTERS, MIN_EFFECT
 
 if TYPE_CHECKING:
     from desiq.formats import MCQAReading
     from desiq.formats.mcqa_fields import Mapping
+    from desiq.probe_table import Version
     from desiq.records import MCQAItem
 
 app = commands()
@@ -131,6 +132,16 @@ PerItem = Annotated[
     ),
 ]
 
+Compare = Annotated[
+    list[Path] | None,
+    option(
+        "--compare",
+        help="Another version of the eval file (a subset, a rebuild made elsewhere; read as --eval is): every "
+        "probe and shortcut scores it too, and each row says how it differs from the eval file on the questions "
+        "both hold (matched by qid, video and question). Repeatable.",
+    ),
+]
+
 
 @app.command()
 def probe(
@@ -156,6 +167,8 @@ def probe(
     schema: Schema = None,
     format: Format = "auto",
     min_clusters: MinClusters = MIN_CLUSTERS,
+    min_effect: MinEffect = MIN_EFFECT,
+    compare: Compare = None,
     progress: Progress = True,
 ) -> None:
     """Can the dataset be solved without the video? Train a probe, score every perturbation.
@@ -165,16 +178,19 @@ def probe(
     from desiq.inputs import InputSetting
     from desiq.probe_report import probe_markdown, tsne_figure, write_probe_outputs
     from desiq.probe_table import debiased_rows, run_probe
+    from desiq.probe_verdicts import judge_rows
     from desiq.probes import make_probe
     from mmsoc.core.io import check_writable
 
     mapping = field_mapping(fields, schema)
+    judging = Judging(seed, min_clusters, min_effect, compare or [], mapping, format)
     if not PROBES[probe.value].trains:
-        return _heuristics(out, data, split, train, eval_file, seed, mapping, per_item, min_clusters, format)
+        return _heuristics(out, data, split, train, eval_file, judging, per_item)
     media_needed = bool(PROBES[probe.value].media and InputSetting.parse(inputs.value).media)
     train_items, eval_items, names, media_root = _probe_items(
         out, data, split, train, eval_file, mapping, format, media_root, media_needed
     )
+    versions = judging.versions(eval_items)
     check_writable(out)  # a folder that cannot take the results fails now, not after training
     backend = make_probe(
         probe.value,
@@ -197,6 +213,7 @@ def probe(
             names=names,
             probe_name=probe.value,
             progress=progress,
+            versions=versions,
         )
         if tsne:  # drawn from the probe trained on the original data, before any retraining
             tsne_figure(backend, eval_items, out / "tsne.png", seed=seed, progress=progress)
@@ -204,7 +221,7 @@ def probe(
             report.results += debiased_rows(
                 backend, train_items, eval_items, inputs.value, seed=seed, progress=progress
             )
-    report.results = [replace(row, min_videos=min_clusters) for row in report.results]
+    report.results = judge_rows(report.results, seed, min_clusters, min_effect)
     write_probe_outputs(report, out)
     typer.echo(probe_markdown(report))
     note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))
@@ -270,25 +287,63 @@ def _probe_items(
     return train_items, eval_items, names, media_root
 
 
+@dataclass(frozen=True)
+class Judging:
+    """How a probe table's rows are judged, and the other versions of the eval file they are compared on."""
+
+    seed: int
+    min_clusters: int
+    min_effect: float
+    compare: list[Path]
+    mapping: Mapping | None
+    format: str
+
+    def versions(self, eval_items: list[MCQAItem]) -> list[Version]:
+        """The ``--compare`` files, read as the eval file is, their questions matched to its questions."""
+        from desiq.formats import read_note, read_source
+        from desiq.probe_table import Version
+        from desiq.probe_verdicts import match_names
+        from desiq.records import option_count
+        from mmsoc.core.io import UsageError
+
+        out: list[Version] = []
+        for path in self.compare:
+            if any(version.name == str(path) for version in out):
+                raise UsageError(f"--compare {path} is given twice")
+            reading = read_source(path, self.mapping, format=self.format)
+            note(read_note(reading))
+            items = reading.items
+            if any(not item.labelled for item in items):
+                raise UsageError(f"--compare {path}: questions without an answer key cannot be scored")
+            if option_count(items) != option_count(eval_items):
+                raise UsageError(
+                    f"--compare {path}: {option_count(items)} options per question, the eval file "
+                    f"{option_count(eval_items)}: a probe needs one count"
+                )
+            names = match_names(eval_items, items)
+            note(f"--compare {path}: {len(names)} of {len(items)} questions matched to the eval file")
+            out.append(Version(str(path), items, names))
+        return out
+
+
 def _heuristics(
     out: Path,
     data: Path | None,
     split: str | None,
     train: Path | None,
     eval_file: Path | None,
-    seed: int,
-    mapping: Mapping | None = None,
+    judging: Judging,
     per_item: bool = False,
-    min_clusters: int = MIN_CLUSTERS,
-    format: str = "auto",
 ) -> None:
     """``--probe heuristics``: score the shortcuts on one file, no training."""
     from desiq.data import qa_data
     from desiq.formats import read_note, read_source
+    from desiq.probe_verdicts import judge_rows
     from desiq.probes.heuristics import heuristics_markdown, run_heuristics, write_heuristics
     from desiq.sample import sample_items
     from mmsoc.core.io import UsageError
 
+    seed, mapping, format = judging.seed, judging.mapping, judging.format
     if train is not None:
         note("note: --probe heuristics trains nothing; --train is not read")
     if data is not None and eval_file is not None:
@@ -306,8 +361,8 @@ def _heuristics(
         note(read_note(reading))
     else:
         items, name = sample_items("val"), "sample val"
-    report = run_heuristics(items, seed=seed, name=name)
-    report.results = [replace(row, min_videos=min_clusters) for row in report.results]
+    report = run_heuristics(items, seed=seed, name=name, versions=judging.versions(items))
+    report.results = judge_rows(report.results, seed, judging.min_clusters, judging.min_effect)
     write_heuristics(report, out)
     if per_item:
         from desiq.per_item import per_item_outputs

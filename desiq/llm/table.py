@@ -121,6 +121,7 @@ def run_markdown(metrics: dict[str, Any], min_videos: int | None = None) -> str:
             )
             lines += [f"Success rate (replies in the requested format, %): {rates}", ""]
         lines += input_section(metrics, least)
+        lines += circular_section(metrics["results"])
     lines += position_section(metrics)
     if metrics.get("missing"):
         lines += [
@@ -148,6 +149,28 @@ def input_section(metrics: dict[str, Any], min_videos: int = MIN_CLUSTERS) -> li
         f"{md_text(verdict(r, min_videos=min_videos))} |"
         for name, r in rows
     ]
+    return [*lines, ""]
+
+
+def circular_section(results: Sequence[dict]) -> list[str]:
+    """The circular rows read for position, not against chance: one pass, every rotation, and whether the
+    chosen position follows the rotation (chi-square test of independence)."""
+    circular = [r for r in results if r.get("position_consistency")]
+    if not circular:
+        return []
+    lines = [
+        "## Circular: position consistency (no verdict against chance)",
+        "",
+        "| config | single pass | circular | chi-square | p | chosen position |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for r in circular:
+        c = r["position_consistency"]
+        follows = {True: "follows the rotation", False: "does not follow the rotation", None: "not tested"}
+        chi2 = "-" if c["chi2"] is None else f"{c['chi2']:.2f}"
+        p = "-" if c["p"] is None else f"{c['p']:.3g}"
+        cells = [r["config"], _pct(c["single_pass"]), _pct(c["circular"]), chi2, p, follows[c["follows_rotation"]]]
+        lines.append(_row(cells))
     return [*lines, ""]
 
 

@@ -18,21 +18,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from desiq.perturbation_schemes import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe_table import CONFIGS, DEBIASED, ORIGINAL, correct, row_json, verdict, view
+from desiq.probe_table import CONFIGS, DEBIASED, ORIGINAL, Version, correct, finding, row_json, shares, verdict, view
+from desiq.probe_verdicts import Judgement, Outcomes, versus
 from desiq.probes import ProbeEntry
 from desiq.records import PAIRS, MCQAItem, configs
 from desiq.splits import build_split
 from mmsoc.core.io import write_json, write_text
 from mmsoc.core.markdown import md_text
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
-from mmsoc.metrics.verdict import MIN_CLUSTERS, enough
+from mmsoc.metrics.verdict import MIN_CLUSTERS, MIN_EFFECT, enough
 
 WORD = re.compile(r"[\w']+")
 REWRITE = "rewrite"
@@ -93,10 +94,22 @@ class HeuristicRow:
     """The videos the scored items come from."""
     min_videos: int = MIN_CLUSTERS
     """The fewest videos a verdict is drawn from."""
+    min_effect: float = MIN_EFFECT
+    """The smallest effect (points) a finding calls more than negligible."""
+    outcomes: Outcomes | None = field(default=None, repr=False, compare=False)
+    judgement: Judgement | None = None
+
+    @property
+    def family(self) -> str:
+        return self.heuristic
+
+    @property
+    def finding(self) -> str:
+        return finding(self)
 
     @property
     def verdict(self) -> str:
-        return verdict(self.accuracy, self.chance, self.ci95, self.videos, self.min_videos)
+        return verdict(self)
 
 
 @dataclass
@@ -150,6 +163,7 @@ def score_rows(
                 cluster_bootstrap_ci(hits, [x.video for x in kept], seed=seed),
                 data,
                 len({x.video for x in kept}),
+                outcomes=Outcomes.of(kept, shares(scores, kept)),
             )
         )
     return rows
@@ -161,9 +175,11 @@ def run_heuristics(
     name: str = "eval",
     perturbations: bool = True,
     variants: Sequence[str] = DEBIASED,
+    versions: Sequence[Version] = (),
 ) -> HeuristicReport:
     """Every heuristic on the items as they are, under each option perturbation (unless ``perturbations`` is
-    False), and on each DeSIQ rebuild of ``variants`` (built as ``desiq probe`` builds the eval rebuild: seed + 1)."""
+    False), on each DeSIQ rebuild of ``variants`` (built as ``desiq probe`` builds the eval rebuild: seed + 1),
+    and on each other ``versions`` of the file (``desiq probe --compare``)."""
     labelled = [item for item in items if item.labelled]
     if not labelled:
         raise ValueError(f"{name}: heuristics need labelled questions (answer_idx); none has one")
@@ -178,6 +194,12 @@ def run_heuristics(
         rebuilt = build_split(labelled, variant, seed + 1).items
         for config in report.configs:
             report.results += score_rows(view(rebuilt, config), config, seed, data=SPLITS[variant].marker or variant)
+    for version in versions:
+        for config in report.configs:
+            rows = score_rows(view(version.items, config), config, seed, data=version.name)
+            report.results += [
+                replace(r, outcomes=r.outcomes.renamed(version.names) if r.outcomes else None) for r in rows
+            ]
     return report
 
 
@@ -186,19 +208,22 @@ def heuristics_markdown(report: HeuristicReport) -> str:
         "# Answer-only shortcuts (no training)",
         "",
         f"Scored on {report.n_eval} questions ({report.eval}); seed {report.seed}. Accuracy in %, with a 95% "
-        "bootstrap interval resampled by video; the verdict comes from the interval against chance. "
+        "bootstrap interval resampled by video; the verdict comes from the test against chance, judged with every "
+        "row's (vs original: the row minus the original row of the same heuristic and config, in points, "
+        "with its adjusted interval). "
         "longest: most characters; question_overlap: most words shared with the question; rewrite_nearest: "
         f"nearest to the `rewrite` option by word Jaccard ({report.configs[0]} only, items with a rewrite). "
         f"{report.configs[0]}: top option, first on a tie; A2: the correct option strictly higher.",
         "",
-        "| heuristic | data | perturbation | config | accuracy | n | verdict |",
-        "|---|---|---|---|---|---|---|",
+        "| heuristic | data | perturbation | config | accuracy | n | verdict | vs original |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in report.results:
         low, high = r.ci95
         interval = f" [{100 * low:.1f}, {100 * high:.1f}]" if enough(r.videos, r.min_videos) else ""
         accuracy = f"{100 * r.accuracy:.2f}{interval}"
-        cells = [r.heuristic, r.data, r.perturbation, r.config, accuracy, str(r.n), r.verdict]
+        vs = versus(r.judgement.vs_original if r.judgement else None)
+        cells = [r.heuristic, r.data, r.perturbation, r.config, accuracy, str(r.n), r.verdict, vs]
         lines.append("| " + " | ".join(md_text(c) for c in cells) + " |")
     return "\n".join([*lines, ""])
 
