@@ -29,10 +29,9 @@ def _cell(report: ProbeReport, perturbation: str, config: str, data: str) -> tup
     except StopIteration:
         return "–", "–", "–"
     vs = versus(row.judgement.vs_original if row.judgement else None)
-    interval = row.judgement.ci95 if row.judgement else row.ci95
-    if not enough(row.videos, row.min_videos) or interval is None:  # no interval: the verdict says why
+    if not enough(row.videos, row.min_videos):  # no interval: the verdict says why
         return f"{100 * row.accuracy:.2f}", row.verdict, vs
-    low, high = interval
+    low, high = row.ci95
     return f"{100 * row.accuracy:.2f} [{100 * low:.1f}, {100 * high:.1f}]", row.verdict, vs
 
 

@@ -93,14 +93,22 @@ class ProbeRow:
 class Cell(Protocol):
     """A probe's or a shortcut's row, as its verdict reads it."""
 
-    accuracy: float
-    chance: float
-    ci95: tuple[float, float]
-    videos: int | None
-    min_videos: int
-    min_effect: float
-    judgement: Judgement | None
-    outcomes: Outcomes | None
+    @property
+    def accuracy(self) -> float: ...
+    @property
+    def chance(self) -> float: ...
+    @property
+    def ci95(self) -> tuple[float, float]: ...
+    @property
+    def videos(self) -> int | None: ...
+    @property
+    def min_videos(self) -> int: ...
+    @property
+    def min_effect(self) -> float: ...
+    @property
+    def judgement(self) -> Judgement | None: ...
+    @property
+    def outcomes(self) -> Outcomes | None: ...
 
 
 def finding(row: Cell) -> str:
@@ -152,12 +160,17 @@ class ProbeReport:
 def row_json(row: ProbeRow | HeuristicRow) -> dict[str, object]:
     """A row (a probe's or a shortcut's) as ``probe.json`` holds it: no interval where there are too few
     videos to draw one; ``ci95`` raw and ``ci_adjusted`` family-wise, ``finding`` beside the ``verdict``
-    words, and ``vs_original`` for every row but the original."""
+    words, ``vs_original`` for every row but the original, and, where ties make it differ from ``accuracy``,
+    the figure the verdict reads (``accuracy_ties_as_share``, ``ci95_ties_as_share``)."""
     plain = {f.name: getattr(row, f.name) for f in fields(row) if f.name not in ("outcomes", "judgement")}
+    shown = enough(row.videos, row.min_videos)
+    out = {**plain, "ci95": list(row.ci95) if shown else None}
     judged = row.judgement
-    ci95 = judged.ci95 if judged is not None else row.ci95
-    shown = enough(row.videos, row.min_videos) and ci95 is not None
-    out = {**plain, "ci95": list(ci95) if shown and ci95 else None}
+    if judged is not None and row.outcomes is not None and len(row.outcomes.hits):
+        share = float(np.mean(row.outcomes.hits))
+        if abs(share - row.accuracy) >= 5e-5:  # ties: the verdict reads them as a share
+            out["accuracy_ties_as_share"] = share
+            out["ci95_ties_as_share"] = list(judged.ci95) if shown and judged.ci95 else None
     out["ci_adjusted"] = list(judged.ci_adjusted) if judged is not None and judged.ci_adjusted else None
     out["p_adjusted"] = judged.p_adjusted if judged is not None else None
     out["finding"], out["verdict"] = row.finding, row.verdict
@@ -195,7 +208,9 @@ def shares(scores: Sequence[np.ndarray], items: Sequence[MCQAItem]) -> np.ndarra
     is one of t options tied at the top score (a tied A2 pair: half), what the verdicts read: the paper's
     rule (``correct``) counts a tie as the first option (AK) or as wrong (A2), so that ties alone would move
     a figure off chance."""
-    return np.array([hit_share(s, item.answer_idx) for s, item in zip(scores, items) if item.answer_idx is not None])
+    return np.array(
+        [hit_share(list(s), item.answer_idx) for s, item in zip(scores, items) if item.answer_idx is not None]
+    )
 
 
 def score_cell(

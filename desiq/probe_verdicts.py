@@ -127,7 +127,7 @@ def match_names(original: Sequence[MCQAItem], other: Sequence[MCQAItem]) -> dict
         out = {}
         for item in items:
             key = (item.qid, item.video, item.question)
-            out[(*key, seen[key])] = item.id
+            out[item.qid, item.video, item.question, seen[key]] = item.id
             seen[key] += 1
         return out
 
@@ -176,8 +176,7 @@ def judge_rows(
         vs = _comparison(judged[paired[i][0]], tests[paired[i][0]], paired[i][1]) if i in paired else None
         mark = judged[i]
         judgement = Judgement(mark.finding, mark.ci95, mark.ci_adjusted, mark.p, mark.p_adjusted, vs)
-        shown = {"ci95": mark.ci95} if mark.ci95 is not None else {}  # the interval of the family's resamples
-        out.append(replace(row, judgement=judgement, min_videos=min_clusters, min_effect=min_effect, **shown))  # type: ignore[type-var]
+        out.append(replace(row, judgement=judgement, min_videos=min_clusters, min_effect=min_effect))  # type: ignore[type-var]
     return out
 
 

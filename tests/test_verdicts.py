@@ -118,13 +118,14 @@ def test_probe_tables_on_pure_noise_claim_nothing_family_wise(tmp_path):
 def test_a_planted_shortcut_is_found_and_a_rebuild_that_plants_one_is_higher(tmp_path):
     """Question overlap planted at s = 0.3 on 600 questions (chance 25%: the rule is right on 47.5%): the
     table finds it above chance; DeSIQ_d draws every distractor from another group's answers, which share no
-    word with the question, so the rebuild raises the rule further: ``vs_original`` says higher."""
+    word with the question: where the rule missed, it now ties (a quarter of a hit), so the rebuild raises it:
+    ``vs_original`` says higher."""
     items = _items(tmp_path, "overlap", 600, 4, "overlap", 0.3, 0)
     rows = judge_rows(run_heuristics(items, seed=0, perturbations=False, variants=("d",)).results, 0)
     by = {(r.heuristic, r.config, r.data): r for r in rows}
     original, rebuilt = by["question_overlap", "A4", "original"], by["question_overlap", "A4", "desiq_d"]
     assert original.finding == "above chance" and 0.42 <= original.accuracy <= 0.53
-    assert rebuilt.judgement.vs_original.finding == "higher" and rebuilt.accuracy > 0.9
+    assert rebuilt.judgement.vs_original.finding == "higher" and rebuilt.accuracy > original.accuracy + 0.05
     assert rebuilt.judgement.vs_original.questions == len(items)
     assert by["longest", "A4", "original"].finding in ("at chance", "negligible")
 
@@ -190,12 +191,13 @@ def test_circular_rows_report_position_consistency_and_no_chance_verdict():
     first = condition_result(_circular_rows(lambda q, r, gold: 0), "circular", "A4", "loglik", "lenient", 0)
     consistency = first["position_consistency"]
     assert consistency["single_pass"] == pytest.approx(0.25) and consistency["circular"] == 0.0
-    assert consistency["follows_rotation"] is None  # one column: nothing to test, no claim either way
+    assert consistency["same_slot"] == 1.0 and consistency["same_option"] == 0.0
+    assert consistency["follows_rotation"] is None  # the pick never moves: nothing to test
     assert verdict(first).startswith("no chance verdict")
     # a model that reads the options follows them round
     reader = condition_result(_circular_rows(lambda q, r, gold: gold), "circular", "A4", "loglik", "lenient", 0)
     assert reader["position_consistency"]["follows_rotation"] is True
-    assert reader["position_consistency"]["circular"] == 1.0
+    assert reader["position_consistency"]["circular"] == 1.0 and reader["position_consistency"]["same_option"] == 1.0
     # random answers: a zero-width interval at 0% never reads "below chance"
     noise = _circular_rows(lambda q, r, gold: int(rng.integers(4)))
     metrics = run_metrics(noise, ["circular"], "loglik", "lenient", 0, {"model": "random", "inputs": "a"})

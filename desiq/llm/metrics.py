@@ -109,23 +109,31 @@ def condition_result(
 
 def position_consistency(questions: list[tuple[str, list[dict]]], answer: str, parse: str) -> dict[str, Any]:
     """A circular condition read for position rather than against chance: the accuracy of one pass (rotation
-    0), the circular accuracy (every rotation right), and a chi-square test of independence of the rotation
-    and the chosen position (scipy): a model that reads the options moves its pick with them."""
+    0), the circular accuracy (every rotation right), the shares of questions whose pick stays in one slot
+    and on one option under every rotation, and a chi-square test (scipy) of whether the pick's move from its
+    rotation-0 slot depends on the rotation: a model that reads the options moves its pick with them, one
+    that answers by position (or at random) does not."""
     from scipy.stats import chi2_contingency
 
     groups = [sorted(group, key=lambda r: r["rotation"]) for _, group in questions]
     k = len(groups[0][0]["options"])
-    table = np.zeros((k, k))
+    moves = np.zeros((k, k))
+    slots, options = [], []
     for group in groups:
-        for row in group:
-            if row["chosen"] is not None:
-                table[row["rotation"], row["chosen"]] += 1
-    table = table[table.sum(1) > 0][:, table.sum(0) > 0]
-    test = chi2_contingency(table) if min(table.shape) > 1 else None
+        picked = [(r["rotation"], r["chosen"]) for r in group if r["chosen"] is not None]
+        slots.append(len({slot for _, slot in picked}) == 1 and len(picked) == len(group))
+        options.append(len({(slot + rotation) % k for rotation, slot in picked}) == 1 and len(picked) == len(group))
+        if group[0]["chosen"] is not None:
+            for rotation, slot in picked[1:]:
+                moves[rotation, (slot - group[0]["chosen"]) % k] += 1
+    moves = moves[moves.sum(1) > 0][:, moves.sum(0) > 0]
+    test = chi2_contingency(moves) if min(moves.shape) > 1 else None
     p = None if test is None else float(test.pvalue)
     return {
         "single_pass": float(np.mean([row_correct(g[0], answer, parse) for g in groups])),
         "circular": float(np.mean([all(row_correct(r, answer, parse) for r in g) for g in groups])),
+        "same_slot": float(np.mean(slots)),
+        "same_option": float(np.mean(options)),
         "chi2": None if test is None else float(test.statistic),
         "p": p,
         "follows_rotation": None if p is None else p < ALPHA,

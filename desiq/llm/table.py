@@ -153,23 +153,24 @@ def input_section(metrics: dict[str, Any], min_videos: int = MIN_CLUSTERS) -> li
 
 
 def circular_section(results: Sequence[dict]) -> list[str]:
-    """The circular rows read for position, not against chance: one pass, every rotation, and whether the
-    chosen position follows the rotation (chi-square test of independence)."""
+    """The circular rows read for position, not against chance: one pass, every rotation, the questions whose
+    pick stays in one slot or on one option, and whether the pick moves with the rotation (chi-square)."""
     circular = [r for r in results if r.get("position_consistency")]
     if not circular:
         return []
     lines = [
         "## Circular: position consistency (no verdict against chance)",
         "",
-        "| config | single pass | circular | chi-square | p | chosen position |",
-        "|---|---:|---:|---:|---:|---|",
+        "| config | single pass | circular | same slot | same option | chi-square | p | chosen position |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in circular:
         c = r["position_consistency"]
         follows = {True: "follows the rotation", False: "does not follow the rotation", None: "not tested"}
         chi2 = "-" if c["chi2"] is None else f"{c['chi2']:.2f}"
         p = "-" if c["p"] is None else f"{c['p']:.3g}"
-        cells = [r["config"], _pct(c["single_pass"]), _pct(c["circular"]), chi2, p, follows[c["follows_rotation"]]]
+        shares = [_pct(c[key]) for key in ("single_pass", "circular", "same_slot", "same_option")]
+        cells = [r["config"], *shares, chi2, p, follows[c["follows_rotation"]]]
         lines.append(_row(cells))
     return [*lines, ""]
 

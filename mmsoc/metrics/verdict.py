@@ -53,6 +53,13 @@ METHOD = (
     "family-wise over the table's verdicts: Holm's step-down on two-sided cluster-bootstrap p-values "
     "(statsmodels multipletests), Bonferroni-adjusted percentile intervals shown"
 )
+RULE = (
+    "Verdicts: a figure's finding is 'no verdict' from too few clusters or no interval; 'at chance' (a difference: "
+    "'same') where the adjusted test does not separate it from chance (from 0); 'negligible' where it is separated "
+    "but lies within --min-effect points; else 'above chance' / 'below chance' ('higher' / 'lower'). Adjusted: "
+    + METHOD
+    + "; where a table keeps only intervals, the 95% interval is the test."
+)
 TAIL_DRAWS = 10
 """Bootstrap draws expected beyond the smallest adjusted level's tail (see :func:`resamples`)."""
 

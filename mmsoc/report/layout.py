@@ -5,6 +5,7 @@ first, tables after), the desiq-eval runs, the arena ratings and how each number
 from __future__ import annotations
 
 from mmsoc.metrics.registry import metric_label
+from mmsoc.metrics.verdict import RULE
 from mmsoc.report.blocks import Block, Contents, Heading, Table, Text, fmt, slug
 from mmsoc.report.build import Report
 from mmsoc.report.figures import (
@@ -59,6 +60,7 @@ def layout(report: Report) -> list[Block]:
     if data["tasks"]:
         body.append(Table("Methods", ["metric", "computation"], [[k, v] for k, v in data["methods"].items()]))
     body += [Text(note) for note in data["notes"]]
+    body.append(Text(RULE))
     if data["desiq"] or data["arena"]:
         body.append(
             Text(
