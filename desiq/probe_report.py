@@ -158,7 +158,10 @@ def compared_names(report: ProbeReport) -> list[str]:
 def direction(name: str, row: ProbeRow, original: ProbeRow, what: str, expected: str = "") -> str:
     """One summary line: which way a rebuild or another version moves blind accuracy, then its verdict."""
     vs = row.judgement.vs_original if row.judgement else None
-    moved = f"{100 * original.accuracy:.1f}% to {100 * row.accuracy:.1f}%"
+    before, after = (
+        (vs.original, vs.original + vs.difference) if vs and vs.questions else (original.accuracy, row.accuracy)
+    )
+    moved = f"{100 * before:.1f}% to {100 * after:.1f}%"  # the figures compared: ties as a share, common questions
     if vs is not None and vs.finding == HIGHER:
         head = f"{name} raises blind accuracy from {moved}: the {what} creates a shortcut on this dataset"
     elif vs is not None and vs.finding == LOWER:

@@ -204,17 +204,7 @@ def probe(
         progress=progress,
     )
     with probe_flags(backbone):
-        report = run_probe(
-            backend,
-            train_items,
-            eval_items,
-            inputs.value,
-            seed=seed,
-            names=names,
-            probe_name=probe.value,
-            progress=progress,
-            versions=versions,
-        )
+        report = run_probe(backend, train_items, eval_items, inputs.value, seed, names, probe.value, progress, versions)
         if tsne:  # drawn from the probe trained on the original data, before any retraining
             tsne_figure(backend, eval_items, out / "tsne.png", seed=seed, progress=progress)
         if debiased:

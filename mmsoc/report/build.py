@@ -15,7 +15,7 @@ from mmsoc.metrics.datasets import dataset_rows
 from mmsoc.metrics.labels import INVALID, canonical_label
 from mmsoc.metrics.registry import all_keys
 from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
-from mmsoc.metrics.verdict import DIFFERENCE_WORDS, MIN_CLUSTERS, MIN_EFFECT, enough, interval_verdict, read_finding
+from mmsoc.metrics.verdict import DIFFERENCE_WORDS, MIN_CLUSTERS, enough, interval_verdict, read_finding
 from mmsoc.report.methods import methods, metric_order
 from mmsoc.report.runs import Run, RunRow
 from mmsoc.runners.summary import success_rates
@@ -361,9 +361,7 @@ def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: Re
         point_b, rep_b = _intervals(b, rows_b, settings, key, 3, counts)
         low, high = _interval_of(rep_a - rep_b, len(common), settings)
         verdict = interval_verdict(low, high, 0.0, len(common), "items", settings.min_clusters, DIFFERENCE_WORDS)
-        finding = read_finding(
-            point_a - point_b, low, high, 0.0, len(common), settings.min_clusters, MIN_EFFECT, difference=True
-        )
+        finding = read_finding(point_a - point_b, low, high, 0.0, len(common), settings.min_clusters, difference=True)
         metrics[key] = {
             "a": point_a,
             "b": point_b,
