@@ -275,7 +275,7 @@ def test_verdicts_come_from_the_interval_never_from_the_row_name():
             assert row.verdict.startswith("above chance") == (row.ci95[0] > row.chance)
     # on the sample, question words give the answer away on DeSIQ_d: the table must say so
     assert report.get("original", "A4", "desiq_d").ci95[0] > 0.25
-    assert "DeSIQ_d, A4: above chance" in md
+    assert "A4: above chance" in next(line for line in md.splitlines() if line.startswith("DeSIQ_d"))
 
 
 @needs_real_data
@@ -292,4 +292,4 @@ def test_question_and_answer_probe_stays_above_chance_on_both_real_desiq_splits(
     for data, name, spec in (("desiq_d", "DeSIQ_d", 0.397), ("desiq_s", "DeSIQ_s", 0.367)):
         row = report.get("original", "A4", data)
         assert row.accuracy >= spec - 0.03 and row.verdict.startswith("above chance")
-        assert f"{name}, A4: above chance" in md
+        assert "A4: above chance" in next(line for line in md.splitlines() if line.startswith(name))
