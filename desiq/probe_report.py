@@ -11,7 +11,7 @@ import numpy as np
 
 from desiq.perturbations import PERTURBATIONS, SPLITS
 from desiq.probe_table import ORIGINAL, ProbeReport, ProbeRow, needs_ncaq_row
-from desiq.probe_verdicts import versus
+from desiq.probe_verdicts import judge_rows, versus
 from desiq.probes import ProbeBackend
 from desiq.probes.linear import flatten
 from desiq.records import MCQAItem
@@ -240,7 +240,11 @@ def tsne_figure(
 def write_probe_outputs(
     report: ProbeReport, out_dir: str | Path, backend: ProbeBackend | None = None, items: Sequence[MCQAItem] = ()
 ) -> Path:
-    """Write probe.json, probe.md and (given the backend and eval items) tsne.png."""
+    """Write probe.json, probe.md and (given the backend and eval items) tsne.png; rows not yet judged are
+    judged here as one family (``desiq.probe_verdicts.judge_rows``)."""
+    if report.results and any(row.judgement is None for row in report.results):
+        first = report.results[0]
+        report.results = judge_rows(report.results, report.seed, first.min_videos, first.min_effect)
     out = Path(out_dir)
     write_json(out / "probe.json", report.to_json())
     write_text(out / "probe.md", probe_markdown(report))
