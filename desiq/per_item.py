@@ -4,7 +4,7 @@ Each question is scored by a probe that never trained on its group (its video): 
 are cut into folds by video (``sklearn.model_selection.GroupKFold``) and each fold is scored by a probe
 fitted from scratch on the other folds plus the training questions of other videos (cross-fitting).
 The blind probes see the options only (``a``) and the question with the options (``q+a``); the
-shortcuts are those of ``desiq.probes.heuristics``, which need no training. A probe's pick is its
+shortcuts are those of ``desiq.probes.shortcuts`` that need no training. A probe's pick is its
 top-scoring option (``np.argmax``: the first wins a tie), as in the probe table.
 
 ``RUN_DIR/per_item.jsonl`` has one line per question::
@@ -14,8 +14,9 @@ top-scoring option (``np.argmax``: the first wins a tie), as in the probe table.
      "heuristics": {"longest": false, "question_overlap": true, "rewrite_nearest": null},
      "solved_by": ["tfidf-linear:q+a", "question_overlap"], "blind_solvable": true}
 
-``null`` marks a shortcut that does not apply to the question. ``desiq subset --blind-proof`` keeps the
-questions no line calls ``blind_solvable``.
+``null`` marks a shortcut that does not apply to the question. ``desiq subset --blind-proof`` holds the
+probes' picks at chance on the subset it keeps (``desiq.subset``; with ``--method unsolved`` it keeps the
+questions no line calls ``blind_solvable``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any, TypedDict
 import numpy as np
 
 from desiq.probes import ProbeBackend
-from desiq.probes.heuristics import HEURISTICS
+from desiq.probes.shortcuts import SHORTCUTS
 from desiq.records import MCQAItem
 from mmsoc.core.io import write_json, write_jsonl, write_text
 from mmsoc.core.progress import steps
@@ -43,6 +44,8 @@ STEP = 0.05
 """The share of the questions left that each retraining step flags (``refine``)."""
 MAX_STEPS = 60
 PER_ITEM = "per_item.jsonl"
+UNTRAINED = [s for s in SHORTCUTS if not s.learns]
+"""The shortcuts flagged per question: those that need no training."""
 
 
 class AccuracyCheck(TypedDict):
@@ -135,9 +138,9 @@ def cross_fitted_accuracy(
 def heuristic_flags(item: MCQAItem) -> dict[str, bool | None]:
     """Per shortcut, whether its pick is the correct option (None where it does not apply)."""
     flags: dict[str, bool | None] = {}
-    for heuristic in HEURISTICS:
-        scores = heuristic.score(item)
-        flags[heuristic.name] = None if scores is None else bool(int(np.argmax(scores)) == item.answer_idx)
+    for shortcut in UNTRAINED:
+        scores = shortcut.fit(())(item)
+        flags[shortcut.name] = None if scores is None else bool(int(np.argmax(scores)) == item.answer_idx)
     return flags
 
 
@@ -243,7 +246,7 @@ def summary(rows: Sequence[dict[str, Any]], retrained: Retrained, folds: int = F
     """How many questions each solver answers, how many at least one does, and the retrained probes'
     last check on the questions none answers."""
     solvers = dict.fromkeys(name for row in rows for name in row["predictions"])
-    solvers.update(dict.fromkeys(h.name for h in HEURISTICS))
+    solvers.update(dict.fromkeys(s.name for s in UNTRAINED))
     solvers.update(dict.fromkeys(name for row in rows if row["retrained_step"] for name in row["solved_by"]))
     solvable = sum(row["blind_solvable"] for row in rows)
     return {
@@ -274,8 +277,8 @@ def summary_markdown(info: dict[str, Any]) -> str:
         "",
         f"{info['blind_solvable']} of {n} questions are answered by at least one blind probe (options only, or "
         f"question and options; each question scored by a probe trained without its video, {info['folds']} "
-        f"folds by video) or shortcut; {info['blind_proof']} by none: the blind-proof subset "
-        f"(`desiq subset --blind-proof {info['file']} --data FILE --out SUBSET`).",
+        f"folds by video) or shortcut; {info['blind_proof']} by none. A blind-proof subset with every probe "
+        f"and shortcut at chance: `desiq subset --blind-proof {info['file']} --data FILE --out SUBSET`.",
         "",
         "| solver | questions answered | % |",
         "|---|---:|---:|",

@@ -6,18 +6,20 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe_table import ORIGINAL, ProbeReport, ProbeRow, needs_ncaq_row
+from desiq.probe_table import ORIGINAL, ProbeReport, ProbeRow, accuracy_text, needs_ncaq_row
 from desiq.probe_verdicts import judge_rows, versus
 from desiq.probes import ProbeBackend
+from desiq.probes.heuristics import battery_lines
 from desiq.probes.linear import flatten
 from desiq.records import MCQAItem
 from mmsoc.core.io import atomic_open, write_json, write_text
 from mmsoc.core.markdown import md_text
-from mmsoc.metrics.verdict import ABOVE, HIGHER, LOWER, METHOD, MIN_CLUSTERS, NEGLIGIBLE, SAME_DIFFERENCE, enough
+from mmsoc.metrics.verdict import ABOVE, HIGHER, LOWER, METHOD, MIN_CLUSTERS, NEGLIGIBLE, SAME_DIFFERENCE
 
 NO_CLAIM = "–"
 
@@ -29,10 +31,7 @@ def _cell(report: ProbeReport, perturbation: str, config: str, data: str) -> tup
     except StopIteration:
         return "–", "–", "–"
     vs = versus(row.judgement.vs_original if row.judgement else None)
-    if not enough(row.videos, row.min_videos):  # no interval: the verdict says why
-        return f"{100 * row.accuracy:.2f}", row.verdict, vs
-    low, high = row.ci95
-    return f"{100 * row.accuracy:.2f} [{100 * low:.1f}, {100 * high:.1f}]", row.verdict, vs
+    return accuracy_text(row), row.verdict, vs
 
 
 def _row(report: ProbeReport, label: str, perturbation: str, data: str, expected: tuple[str, str]) -> str:
@@ -78,7 +77,8 @@ def legend(report: ProbeReport) -> list[str]:
         "- A2: a probe trained on A2 pairs (the correct option against each incorrect one); a pair counts only "
         "when the correct option scores strictly higher (ties are wrong, as in the paper's code). "
         f"{report.configs[0]}: a probe trained on the questions with all their options; the top-scoring option "
-        "counts (first on a tie, as `np.argmax`).",
+        "counts (first on a tie, as `np.argmax`). Where more than 1% of a cell's items tie at the top, the cell "
+        "says how many, and the accuracy with each tie counted as a share (1/t of a hit among t tied options).",
         "- DeSIQ_d / DeSIQ_s (retrained): a probe trained from scratch on the DeSIQ rebuild of the training "
         "file (distractors: answers of questions from other videos / the same video), scored on the rebuild "
         "of the eval file.",
@@ -145,6 +145,9 @@ def probe_markdown(report: ProbeReport) -> str:
             lines.append(direction(split.name, row, a4, "rebuild", f" (the paper expects: {split.expected})"))
     for name in compared_names(report):
         lines.append(direction(md_text(name), report.get(ORIGINAL, everything, name), a4, "version"))
+    if report.shortcuts is not None:
+        lines += ["", "## The shortcut battery on the same questions (no training)", ""]
+        lines += battery_lines(report.shortcuts)
     lines.append("")
     return "\n".join(lines)
 
@@ -240,11 +243,15 @@ def tsne_figure(
 def write_probe_outputs(
     report: ProbeReport, out_dir: str | Path, backend: ProbeBackend | None = None, items: Sequence[MCQAItem] = ()
 ) -> Path:
-    """Write probe.json, probe.md and (given the backend and eval items) tsne.png; rows not yet judged are
-    judged here as one family (``desiq.probe_verdicts.judge_rows``)."""
-    if report.results and any(row.judgement is None for row in report.results):
-        first = report.results[0]
-        report.results = judge_rows(report.results, report.seed, first.min_videos, first.min_effect)
+    """Write probe.json, probe.md and (given the backend and eval items) tsne.png; rows not yet judged (the
+    probe's and the shortcut battery's) are judged here as one family (``desiq.probe_verdicts.judge_rows``)."""
+    battery = report.shortcuts.results if report.shortcuts is not None else []
+    rows: list[Any] = [*report.results, *battery]
+    if rows and any(row.judgement is None for row in rows):
+        judged = judge_rows(rows, report.seed, rows[0].min_videos, rows[0].min_effect)
+        report.results = judged[: len(report.results)]
+        if report.shortcuts is not None:
+            report.shortcuts.results = judged[len(report.results) :]
     out = Path(out_dir)
     write_json(out / "probe.json", report.to_json())
     write_text(out / "probe.md", probe_markdown(report))

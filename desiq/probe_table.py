@@ -33,17 +33,18 @@ import numpy as np
 from desiq.inputs import InputSetting
 from desiq.perturbation_schemes import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS, Perturbation
+from desiq.probe_hits import correct, shared_hits, shares
 from desiq.probe_verdicts import Judgement, Outcomes, comparison_json, unjudged_finding, verdict_words
 from desiq.probes import ProbeBackend
-from desiq.probes.ties import hit_share
-from desiq.records import PAIRS, MCQAItem, configs, in_config, option_count
+from desiq.probes.ties import tied
+from desiq.records import MCQAItem, configs, in_config, option_count
 from desiq.splits import build_split
 from mmsoc.core.progress import steps
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
 from mmsoc.metrics.verdict import MIN_CLUSTERS, MIN_EFFECT, enough
 
 if TYPE_CHECKING:
-    from desiq.probes.heuristics import HeuristicRow
+    from desiq.probes.heuristics import HeuristicReport, HeuristicRow
 
 ORIGINAL = "original"
 CONFIGS = ("A4", "A2")
@@ -51,6 +52,8 @@ CONFIGS = ("A4", "A2")
 OPTIONS_ONLY = "a"
 DEBIASED = ("d", "s")
 """The DeSIQ splits the probe is retrained on (``debiased_rows``), side by side."""
+TIES_SHOWN = 0.01
+"""The share of a row's items beyond which its tied items are shown beside its accuracy."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,11 @@ class ProbeRow:
     """Per scored unit: its question, hit and video (what the table's tests resample)."""
     judgement: Judgement | None = None
     """The verdict from the table's family (``desiq.probe_verdicts.judge_rows``); None: judged alone."""
+    ties: int = 0
+    """The scored items whose top score is shared by two options or more."""
+    accuracy_shared: float | None = None
+    """The accuracy with each tie counted as a share (``desiq.probes.ties``); the headline ``accuracy`` keeps
+    the paper's rule."""
 
     family = "probe"
     """What a perturbation or rebuild row is compared with: the original row of the same family."""
@@ -145,11 +153,16 @@ class ProbeReport:
     results: list[ProbeRow] = field(default_factory=list)
     configs: tuple[str, ...] = CONFIGS
     """The configurations of the rows: all options first (``AK``), then ``A2``."""
+    shortcuts: HeuristicReport | None = None
+    """The shortcut battery on the same questions, beside the probe."""
 
     def to_json(self) -> dict[str, object]:
-        head: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "results"}
+        head: dict[str, object] = {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("results", "shortcuts")
+        }
         head["configs"] = list(self.configs)
-        return {**head, "results": [row_json(r) for r in self.results]}
+        battery = {"shortcuts": self.shortcuts.to_json()} if self.shortcuts else {}
+        return {**head, "results": [row_json(r) for r in self.results], **battery}
 
     def get(self, perturbation: str, config: str | None = None, data: str = ORIGINAL) -> ProbeRow:
         """The row of one cell; ``config`` None: all options (``AK``)."""
@@ -179,6 +192,18 @@ def row_json(row: ProbeRow | HeuristicRow) -> dict[str, object]:
     return out
 
 
+def accuracy_text(row: ProbeRow | HeuristicRow) -> str:
+    """Accuracy in % with its interval (none from too few videos), and the tied items where they exceed
+    ``TIES_SHOWN`` of the row (with the accuracy that counts them as a share, where the headline does not)."""
+    low, high = row.ci95
+    interval = f" [{100 * low:.1f}, {100 * high:.1f}]" if enough(row.videos, row.min_videos) else ""
+    text = f"{100 * row.accuracy:.2f}{interval}"
+    if row.ties <= TIES_SHOWN * row.n:
+        return text
+    shared = row.accuracy_shared if isinstance(row, ProbeRow) else None
+    return text + f"; {row.ties} tied" + (f" ({100 * shared:.2f} counted as a share)" if shared is not None else "")
+
+
 def needs_ncaq_row(inputs: str) -> bool:
     """Whether NCAQ needs a probe of its own: only when the report's probe sees more than the options."""
     setting = InputSetting.parse(inputs)
@@ -193,24 +218,6 @@ def scored_perturbations(inputs: str) -> list[Perturbation]:
 def view(items: Sequence[MCQAItem], config: str) -> list[MCQAItem]:
     """The items as the configuration sees them: the questions with all options (``AK``) or A2 pairs."""
     return in_config(items, config)
-
-
-def correct(scores: Sequence[np.ndarray], items: Sequence[MCQAItem], config: str) -> np.ndarray:
-    """Per item, whether it counts as answered: AK by ``np.argmax`` (first wins ties), A2 only when the
-    correct option scores strictly higher than the other."""
-    if config != PAIRS:
-        return np.array([int(np.argmax(s)) == item.answer_idx for s, item in zip(scores, items)])
-    return np.array([bool(np.all(s[list(item.incorrect_idx)] < s[item.answer_idx])) for s, item in zip(scores, items)])
-
-
-def shares(scores: Sequence[np.ndarray], items: Sequence[MCQAItem]) -> np.ndarray:
-    """Per item, the expected hit of a uniform tie-break (``desiq.probes.ties``): 1/t where the correct option
-    is one of t options tied at the top score (a tied A2 pair: half), what the verdicts read: the paper's
-    rule (``correct``) counts a tie as the first option (AK) or as wrong (A2), so that ties alone would move
-    a figure off chance."""
-    return np.array(
-        [hit_share(list(s), item.answer_idx) for s, item in zip(scores, items) if item.answer_idx is not None]
-    )
 
 
 def score_cell(
@@ -237,6 +244,8 @@ def score_cell(
         inputs=inputs,
         videos=len({item.video for item in items}),
         outcomes=Outcomes.of(items, shares(scores, items)),
+        ties=sum(tied(s.tolist()) for s in scores),
+        accuracy_shared=float(shared_hits(scores, items).mean()),
     )
 
 

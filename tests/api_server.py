@@ -1,7 +1,8 @@
 """A real OpenAI-compatible server for tests: ``transformers serve`` on a tiny LLaVA, and a forwarding proxy
 (a second real HTTP server in front of the first) that records when each call arrived and was answered, can
 answer 500 for chosen requests and can answer vLLM's ``/tokenize``; and a misbehaving server (:class:`BadServer`)
-that lists a model and then hangs on chat calls, trickles its answers or answers with a huge reply."""
+that lists a model and then hangs on chat calls, trickles its answers or answers with a huge reply; and a server
+that answers each chat call with the body a test scripts (:class:`ScriptedServer`)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ LLAVA15_CHAT_TEMPLATE = (
     "{% endfor %}{% endif %}{% endfor %}{% if add_generation_prompt %}{{ 'ASSISTANT:' }}{% endif %}"
 )
 CHILD_ENV = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": "1"}
+POLL_SECONDS = 0.02
+"""How often a local server looks for the end of its ``with`` block (the default 0.5 s is most of a short test)."""
 
 
 def servable_copy(model_dir: str | Path, folder: Path) -> Path:
@@ -202,7 +205,7 @@ class FailingProxy(LocalServer):
                 self.wfile.write(payload)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True)
 
 
 class BadServer(LocalServer):
@@ -253,7 +256,7 @@ class BadServer(LocalServer):
                             return
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True)
 
     def completion(self, reply: str) -> bytes:
         """A chat completion whose one choice is ``reply``, as the OpenAI API writes it."""
@@ -265,3 +268,50 @@ class BadServer(LocalServer):
     def __exit__(self, *exc) -> None:
         self.closing.set()
         super().__exit__(*exc)
+
+
+class ScriptedServer(LocalServer):
+    """A real HTTP server that lists one model and answers each chat call 200 with the body ``reply(call)`` gives
+    for the call's JSON (any bytes: a malformed completion, a JSON value that is none, not JSON at all). Records
+    the calls (``calls``)."""
+
+    def __init__(self, reply: Callable[[dict], bytes], model: str = "m"):
+        self.reply, self.model = reply, model
+        self.calls: list[dict] = []
+        self.lock = threading.Lock()
+        scripted = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._send(json.dumps({"object": "list", "data": [{"id": scripted.model, "object": "model"}]}).encode())
+
+            def do_POST(self) -> None:
+                call = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                with scripted.lock:
+                    scripted.calls.append(call)
+                self._send(scripted.reply(call))
+
+            def _send(self, payload: bytes) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True)
+
+
+def completion(choices: list, **fields) -> bytes:
+    """A chat completion body with these ``choices`` (and vLLM's fields, e.g. ``prompt_logprobs``)."""
+    return json.dumps(
+        {"id": "c", "object": "chat.completion", "created": 0, "model": "m", "choices": choices, **fields}
+    ).encode()
+
+
+def choice(content) -> dict:
+    """One choice whose message content is ``content`` (a string, content parts, None, anything)."""
+    return {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}

@@ -18,7 +18,7 @@ from desiq.per_item import cross_fit, cross_fitted_accuracy, heuristic_flags, pe
 from desiq.probes import make_probe
 from desiq.records import MCQAItem
 from desiq.sample import sample_items, write_sample
-from desiq.subset import blind_proof, write_subset
+from desiq.subset import Settings, choose, write_subset
 
 
 def desiq(*args: object, code: int = 0):
@@ -76,8 +76,19 @@ def test_shortcut_flags_of_a_hand_made_question():
     )
     # longest: option 3 (29 characters, against 28) is wrong; question overlap: options 1 (the, man, dog) and
     # 2 (at, the, dog) share 3 words, the first wins: option 1, right; nearest to the rewrite (option 2) by
-    # word Jaccard: option 0 1/7, option 1 2/9, option 3 1/9: option 1, right.
-    assert heuristic_flags(item) == {"longest": False, "question_overlap": True, "rewrite_nearest": True}
+    # word Jaccard: option 0 1/7, option 1 2/9, option 3 1/9: option 1, right. Most words: option 1 (7), right;
+    # shortest by characters and by words: option 0, wrong; mean word Jaccard to the others: option 0 1/21,
+    # 1 0.107, 2 0.159, 3 0.070: odd one out option 0, most central option 2, both wrong.
+    assert heuristic_flags(item) == {
+        "longest": False,
+        "shortest": False,
+        "longest_words": True,
+        "shortest_words": False,
+        "question_overlap": True,
+        "odd_one_out": False,
+        "most_central": False,
+        "rewrite_nearest": True,
+    }
 
 
 def test_unlabelled_questions_have_no_flags():
@@ -103,7 +114,8 @@ def flow(tmp_path_factory):
         "--out",
         d / "p",
     )
-    desiq("subset", "--data", val, "--blind-proof", d / "p" / "per_item.jsonl", "--out", d / "val.bp.json")
+    flags = d / "p" / "per_item.jsonl"
+    desiq("subset", "--data", val, "--method", "unsolved", "--blind-proof", flags, "--out", d / "val.bp.json")
     return SimpleNamespace(dir=d, val=val, per_item=d / "p" / "per_item.jsonl", subset=d / "val.bp.json")
 
 
@@ -128,8 +140,8 @@ def test_the_subset_keeps_the_unsolved_lines_byte_for_byte_with_a_data_card(flow
     assert 0 < len(expected) < len(source)
     assert flow.subset.read_text(encoding="utf-8").splitlines() == expected
     card = (flow.dir / "val.bp.json.card.md").read_text()
-    assert f"{len(source)} questions read, {len(source) - len(expected)} blind-solvable, {len(expected)} kept" in card
-    assert "desiq subset --data" in card and "`siq2`" in card
+    assert f"{len(source)} questions read, {len(expected)} kept" in card and "method `unsolved`" in card
+    assert "desiq subset --data" in card and "`siq2`" in card and "Options keep the source's order." in card
 
 
 def test_flags_made_from_another_file_are_refused_in_one_line(flow):
@@ -162,7 +174,7 @@ def test_on_real_social_iq_the_blind_proof_subset_leaves_an_answer_only_probe_at
     assert [r["id"] for r in rows] == [item.id for item in items]
     flags = tmp_path / "per_item.jsonl"
     flags.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    chosen = blind_proof(REAL_SIQ2, items, [flags])
+    chosen = choose(REAL_SIQ2, items, [flags], settings=Settings(method="unsolved"))
     write_subset(chosen, tmp_path / "subset.jsonl", "test")
     subset = read_mcqa(tmp_path / "subset.jsonl")
     assert 0 < len(subset) < len(items) and [x.qid for x in subset] == [x.qid for x in chosen.kept]

@@ -83,13 +83,17 @@ def _error(app: str, args: list[str]) -> str:
     return lines[0]
 
 
-def test_a_key_that_is_no_option_is_named_with_the_nearest_known_first(tmp_path):
+def test_a_key_that_is_no_option_is_named_with_the_nearest_known_as_a_flag_is(tmp_path):
     settings = tmp_path / "eval.yaml"
     settings.write_text("model: random\nbatchsize: 4\n")
     line = _error("mmsoc", [*EVAL, "--config", str(settings)])
-    assert line.startswith(f"error: {settings}: 'batchsize' is not an option of this command (known: batch-size, ")
-    known = line.split("(known: ")[1].rstrip(")").split(", ")
+    # the form of an unknown flag: "unknown option '--batchsize' of mmsoc eval; nearest: --batch-size; known: ..."
+    expected = f"error: {settings}: unknown option 'batchsize' of this command; nearest: batch-size; known: "
+    assert line.startswith(expected)
+    known = line.split("; known: ")[1].split(", ")
     assert "config" not in known and {"model", "max-new-tokens", "top-p"} <= set(known)
+    flag = _error("mmsoc", [*EVAL, "--batchsize", "4"])
+    assert "; nearest: --batch-size; known: " in flag
 
 
 @pytest.mark.parametrize(

@@ -210,7 +210,7 @@ def test_mmsoc_eval_cuts_a_long_news_text_to_fit_and_logs_the_prompt(llava, tmp_
         assert row["prompt"].startswith("USER: <image>\n")
     refused = tmp_path / "refused"
     result = CliRunner().invoke(mmsoc_app, [*args[:-3], "--fit", "error", "--out", str(refused), "--no-progress"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1 and "0 of 2 items succeeded; first error: " in result.output, result.output
     problems = [json.loads(line) for line in (refused / "problems.jsonl").open()]
     assert len(problems) == 2 and all("exceed the context of 660" in p["problem"] for p in problems)
 

@@ -101,7 +101,7 @@ def test_only_what_the_lock_made_is_removed_and_only_before_config_json(tmp_path
     with pytest.raises(RuntimeError), folder.lock():
         folder.claim({"model": "m"})
         raise RuntimeError("failed while generating")
-    assert sorted(p.name for p in folder.path.iterdir()) == [".lock", "config.json"]  # resumable
+    assert sorted(p.name for p in folder.path.iterdir()) == [".lock", "config.json", "provenance.json"]  # resumable
     other = RunFolder(tmp_path / "c")
     with pytest.raises(OSError), other.lock():
         (other.path / "written.txt").write_text("by someone else")

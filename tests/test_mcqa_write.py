@@ -48,7 +48,13 @@ def csv_text(header: list[str], rows: list[list[str]]) -> str:
 
 def flags_file(tmp_path: Path, ids: list[str]) -> Path:
     rows = [
-        {"id": item_id, "qid": item_id.split("@")[0], "blind_solvable": k not in KEPT, "solved_by": []}
+        {
+            "id": item_id,
+            "qid": item_id.split("@")[0],
+            "predictions": {},
+            "blind_solvable": k not in KEPT,
+            "solved_by": [],
+        }
         for k, item_id in enumerate(ids)
     ]
     path = tmp_path / "per_item.jsonl"
@@ -86,7 +92,15 @@ def test_a_csv_comes_out_of_perturb_and_subset_as_the_same_csv(tmp_path):
     assert same(read_source(out).items) == same(perturb_a2(reading.items))
     kept = tmp_path / "kept.csv"
     desiq(
-        "subset", "--data", source, "--blind-proof", flags_file(tmp_path, [i.id for i in reading.items]), "--out", kept
+        "subset",
+        "--data",
+        source,
+        "--method",
+        "unsolved",
+        "--blind-proof",
+        flags_file(tmp_path, [i.id for i in reading.items]),
+        "--out",
+        kept,
     )
     assert kept.read_bytes().decode() == csv_text(HEADER, [csv_rows()[k] for k in KEPT])  # the input's own lines
     assert same(read_source(kept).items) == same([reading.items[k] for k in KEPT])
@@ -136,7 +150,7 @@ def test_a_json_array_with_a_choices_list_comes_out_as_a_json_array(tmp_path):
     assert same(read_source(out).items) == same(perturb(reading.items, "RIWI", seed=0).items)
     kept = tmp_path / "kept.json"
     ids = [i.id for i in reading.items]
-    desiq("subset", "--data", source, "--blind-proof", flags_file(tmp_path, ids), "--out", kept)
+    desiq("subset", "--data", source, "--method", "unsolved", "--blind-proof", flags_file(tmp_path, ids), "--out", kept)
     assert json.loads(kept.read_text(encoding="utf-8")) == [json_objects()[1], json_objects()[3]]
 
 

@@ -246,7 +246,7 @@ def test_expected_direction_is_what_the_paper_found():
     md = probe_markdown(run_probe(make_probe("tfidf-linear"), sample_items("train"), sample_items("val"), "a"))
     for name in found:
         row = next(line for line in md.splitlines() if line.startswith(f"| {name} |"))
-        assert row.split(" | ")[5].startswith(PERTURBATIONS[name].bias.value)
+        assert row.split(" | ")[7].startswith(PERTURBATIONS[name].bias.value)
 
 
 def test_verdicts_come_from_the_interval_never_from_the_row_name():

@@ -54,6 +54,7 @@ def test_rerun_resumes_and_skips_done_work(tmp_path):
     metrics = _run(tmp_path, first)
     assert first.asked == 2 * 2 * 5
     runtime = {"processes": 1, "threads": 1, "batch_size": 3, "model": [None], "log_prompts": False}
+    runtime |= {"items": 2 * 2 * 5, "failed_items": 0}  # the resumed run's items count too: all of them answered
     assert json.loads((tmp_path / "runtime.json").read_text()) == {**runtime, "predicted": [20], "batch_size_used": [3]}
     again = CountingRandom()
     assert _run(tmp_path, again) == metrics and again.asked == 0

@@ -28,9 +28,16 @@ def format_rows() -> list[Row]:
 
 
 def probe_rows() -> list[Row]:
+    """Every probe, and after ``heuristics`` each rule of its shortcut battery (``desiq.probes.shortcuts``)."""
     from desiq.probes import PROBES
+    from desiq.probes.shortcuts import SHORTCUTS
 
-    return [Row(name, entry.summary, PROBES.origin(name)) for name, entry in PROBES.items()]
+    rows = []
+    for name, entry in PROBES.items():
+        rows.append(Row(name, entry.summary, PROBES.origin(name)))
+        if not entry.trains:
+            rows += [Row(f"{name}:{s.name}", f"{s.summary} (reads {s.reads})") for s in SHORTCUTS]
+    return rows
 
 
 def perturbation_rows() -> list[Row]:

@@ -14,8 +14,9 @@ from desiq.llm.prompts import DEFAULT_PROMPT
 from mmsoc.commands import finetune_options as training
 from mmsoc.commands import options as flags
 from mmsoc.core.cli import commands, note
-from mmsoc.core.options import Adapter, Device, Limit, MinClusters, Progress, Seed, option
+from mmsoc.core.options import Adapter, Device, Limit, MinClusters, Progress, Revision, Seed, option
 from mmsoc.metrics.verdict import MIN_CLUSTERS
+from mmsoc.models.revision import pin_revision
 
 app = commands()
 
@@ -109,6 +110,7 @@ PrefixCache = Annotated[
         "the model's family allows it; off: every request whole.",
     ),
 ]
+PrefixMemory = Annotated[float | None, option("--prefix-memory", min=0.0)]
 ApiBase = Annotated[
     str | None,
     option(
@@ -125,6 +127,7 @@ def eval_command(
     model: flags.Model,
     data: Data,
     out: EvalOut,
+    revision: Revision = None,
     split: Split = None,
     inputs: Inputs = "q+a+t+v",
     answer: Answer = "loglik",
@@ -147,6 +150,7 @@ def eval_command(
     chat_template: flags.ChatTemplate = None,
     generation_config: flags.GenerationConfig = "neutral",
     prefix_cache: PrefixCache = "auto",
+    prefix_memory: PrefixMemory = None,
     max_context: flags.MaxContext = None,
     fit: flags.Fit = "drop",
     log_prompts: flags.LogPrompts = False,
@@ -163,6 +167,7 @@ def eval_command(
     schema: Schema = None,
     media_root: MediaRoot = None,
     format: Format = "auto",
+    max_failures: flags.MaxFailures = None,
 ) -> None:
     """Ask MODEL every question under every DeSIQ condition; accuracy with chance and intervals by video."""
     from desiq.commands.options import field_mapping
@@ -173,9 +178,8 @@ def eval_command(
         dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
     )
     server = flags.server_options(api_base, concurrency, request_timeout, retries, deadline, max_response_bytes)
-    batch, mapping = parse_batch_size(batch_size), field_mapping(fields, schema)
     media = _media(num_frames, fps, video_as, cache_dir)
-    prefix = flags.choice("--prefix-cache", prefix_cache, ("auto", "off"))
+    sharing = _sharing(prefix_cache, prefix_memory)
     options = EvalOptions(
         split=split,
         inputs=inputs,
@@ -184,7 +188,7 @@ def eval_command(
         conditions=condition,
         seed=seed,
         limit=limit,
-        batch_size=batch,
+        batch_size=parse_batch_size(batch_size),
         prompt=prompt,
         prompts_file=prompts_file,
         max_new_tokens=max_new_tokens,
@@ -192,14 +196,21 @@ def eval_command(
         log_prompts=log_prompts,
         progress=progress,
         min_clusters=min_clusters,
-        mapping=mapping,
+        mapping=field_mapping(fields, schema),
         media_root=media_root,
         format=format,
-        model=model_flags.model_options(device=device, adapter=adapter, media=media, prefix_cache=prefix, **server),
+        max_failures=max_failures,
+        model=model_flags.model_options(device=device, adapter=adapter, media=media, **sharing, **server),
     )
-    metrics = evaluate(model, data, out, options)
+    metrics = evaluate(pin_revision(model, revision), data, out, options)
     if metrics is not None:
         _show(metrics, out, min_clusters)
+
+
+def _sharing(prefix_cache: str, prefix_memory: float | None) -> dict[str, Any]:
+    """The model's shared-prefix options (``--prefix-cache``, ``--prefix-memory``)."""
+    checked = flags.choice("--prefix-cache", prefix_cache, ("auto", "off"))
+    return {"prefix_cache": checked, "prefix_memory": prefix_memory}
 
 
 def _show(metrics: dict[str, Any], out: Path, min_clusters: int) -> None:
@@ -251,10 +262,13 @@ def table_command(
     """Compare runs (input settings, models, adapters) side by side, each condition with its interval."""
     from desiq.llm.table import comparison_markdown, read_metrics
     from mmsoc.core.io import write_text
+    from mmsoc.core.provenance import differences, read_records
 
     names = [run.name for run in runs]
     names = names if len(set(names)) == len(names) else [str(run) for run in runs]
     text = comparison_markdown([(name, read_metrics(run)) for name, run in zip(names, runs)], choices, min_clusters)
+    for warning in differences({name: read_records(run) for name, run in zip(names, runs)}):
+        note(f"warning: the runs compared differ in {warning} (provenance.json)")
     if subset is not None:
         from desiq.llm.subset_table import run_subset_markdown
 

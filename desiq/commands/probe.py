@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -12,16 +11,17 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from desiq.commands.options import Fields, Format, Schema, Split, field_mapping
+from desiq.commands.probe_battery import Judging, ProbeFiles, heuristics_only, judge_together, shortcut_battery
 from desiq.fusion.architecture import AUDIO_ENCODER, Architecture
 from desiq.probes import PROBES
 from mmsoc.core.cli import commands, note
 from mmsoc.core.options import MinClusters, MinEffect, Progress, Seed, option
+from mmsoc.core.provenance import append_record, record
 from mmsoc.metrics.verdict import MIN_CLUSTERS, MIN_EFFECT
 
 if TYPE_CHECKING:
     from desiq.formats import MCQAReading
     from desiq.formats.mcqa_fields import Mapping
-    from desiq.probe_table import Version
     from desiq.records import MCQAItem
 
 app = commands()
@@ -48,7 +48,8 @@ def probe_flags(backbone: str) -> Iterator[None]:
     except ModelUnavailable as err:
         if err.role != "sentence encoder":
             raise
-        raise err.using("pass --encoder FOLDER (sentence-transformers), or --probe tfidf-linear (no weights)") from None
+        instead = "pass --encoder FOLDER (sentence-transformers), or --probe tfidf-linear, which runs without it"
+        raise err.using(instead) from None
 
 
 ProbeOut = Annotated[Path, option("--out", help="Folder for probe.json, probe.md and tsne.png.")]
@@ -61,7 +62,14 @@ ProbeData = Annotated[
         "Without --data and --train/--eval: the embedded sample.",
     ),
 ]
-TrainFile = Annotated[Path | None, option("--train", help="Training QA file (with --eval, instead of --data).")]
+TrainFile = Annotated[
+    Path | None,
+    option(
+        "--train",
+        help="Training QA file (with --eval, instead of --data); with --probe heuristics, what position_prior "
+        "learns from (else cross-fitted by video).",
+    ),
+]
 EvalFile = Annotated[
     Path | None, option("--eval", help="QA file to score (with --train; alone with --probe heuristics).")
 ]
@@ -178,17 +186,16 @@ def probe(
     from desiq.inputs import InputSetting
     from desiq.probe_report import probe_markdown, tsne_figure, write_probe_outputs
     from desiq.probe_table import debiased_rows, run_probe
-    from desiq.probe_verdicts import judge_rows
     from desiq.probes import make_probe
     from mmsoc.core.io import check_writable
 
-    mapping = field_mapping(fields, schema)
-    judging = Judging(seed, min_clusters, min_effect, compare or [], mapping, format)
+    files = ProbeFiles(data, split, train, eval_file, field_mapping(fields, schema), format)
+    judging = Judging(seed, min_clusters, min_effect, compare or [], files.mapping, format)
     if not PROBES[probe.value].trains:
-        return _heuristics(out, data, split, train, eval_file, judging, per_item)
+        return heuristics_only(out, files, inputs.value, judging, per_item)
     media_needed = bool(PROBES[probe.value].media and InputSetting.parse(inputs.value).media)
     train_items, eval_items, names, media_root = _probe_items(
-        out, data, split, train, eval_file, mapping, format, media_root, media_needed
+        out, data, split, train, eval_file, files.mapping, format, media_root, media_needed
     )
     versions = judging.versions(eval_items)
     check_writable(out)  # a folder that cannot take the results fails now, not after training
@@ -211,8 +218,10 @@ def probe(
             report.results += debiased_rows(
                 backend, train_items, eval_items, inputs.value, seed=seed, progress=progress
             )
-    report.results = judge_rows(report.results, seed, min_clusters, min_effect)
+    battery = shortcut_battery(train_items, eval_items, names, inputs.value, debiased, judging, versions)
+    report.results, report.shortcuts = judge_together(report.results, battery, judging), battery
     write_probe_outputs(report, out)
+    append_record(out, record())
     typer.echo(probe_markdown(report))
     note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}" + (f", {out / 'tsne.png'}" if tsne else ""))
     if per_item:
@@ -275,88 +284,3 @@ def _probe_items(
             "accuracy, so it scores labelled questions only"
         )
     return train_items, eval_items, names, media_root
-
-
-@dataclass(frozen=True)
-class Judging:
-    """How a probe table's rows are judged, and the other versions of the eval file they are compared on."""
-
-    seed: int
-    min_clusters: int
-    min_effect: float
-    compare: list[Path]
-    mapping: Mapping | None
-    format: str
-
-    def versions(self, eval_items: list[MCQAItem]) -> list[Version]:
-        """The ``--compare`` files, read as the eval file is, their questions matched to its questions."""
-        from desiq.formats import read_note, read_source
-        from desiq.probe_table import Version
-        from desiq.probe_verdicts import match_names
-        from desiq.records import option_count
-        from mmsoc.core.io import UsageError
-
-        out: list[Version] = []
-        for path in self.compare:
-            if any(version.name == str(path) for version in out):
-                raise UsageError(f"--compare {path} is given twice")
-            reading = read_source(path, self.mapping, format=self.format)
-            note(read_note(reading))
-            items = reading.items
-            if any(not item.labelled for item in items):
-                raise UsageError(f"--compare {path}: questions without an answer key cannot be scored")
-            if option_count(items) != option_count(eval_items):
-                raise UsageError(
-                    f"--compare {path}: {option_count(items)} options per question, the eval file "
-                    f"{option_count(eval_items)}: a probe needs one count"
-                )
-            names = match_names(eval_items, items)
-            note(f"--compare {path}: {len(names)} of {len(items)} questions matched to the eval file")
-            out.append(Version(str(path), items, names))
-        return out
-
-
-def _heuristics(
-    out: Path,
-    data: Path | None,
-    split: str | None,
-    train: Path | None,
-    eval_file: Path | None,
-    judging: Judging,
-    per_item: bool = False,
-) -> None:
-    """``--probe heuristics``: score the shortcuts on one file, no training."""
-    from desiq.data import qa_data
-    from desiq.formats import read_note, read_source
-    from desiq.probe_verdicts import judge_rows
-    from desiq.probes.heuristics import heuristics_markdown, run_heuristics, write_heuristics
-    from desiq.sample import sample_items
-    from mmsoc.core.io import UsageError
-
-    seed, mapping, format = judging.seed, judging.mapping, judging.format
-    if train is not None:
-        note("note: --probe heuristics trains nothing; --train is not read")
-    if data is not None and eval_file is not None:
-        raise UsageError("give --data (a Social-IQ folder or QA file) or --eval, not both")
-    if split is not None and data is None:
-        raise UsageError("--split picks the evaluation file of a Social-IQ folder given as --data")
-    if eval_file is not None:
-        reading = read_source(eval_file, mapping, format=format)
-        items, name = reading.items, str(eval_file)
-        note(read_note(reading))
-    elif data is not None:
-        source = qa_data(data, split, default_split="val" if data.is_dir() else None, mapping=mapping, format=format)
-        reading = source.reading()
-        items, name = reading.items, str(source.qa)
-        note(read_note(reading))
-    else:
-        items, name = sample_items("val"), "sample val"
-    report = run_heuristics(items, seed=seed, name=name, versions=judging.versions(items))
-    report.results = judge_rows(report.results, seed, judging.min_clusters, judging.min_effect)
-    write_heuristics(report, out)
-    if per_item:
-        from desiq.per_item import per_item_outputs
-
-        per_item_outputs(out, items, None, "heuristics", seed=seed)
-    typer.echo(heuristics_markdown(report))
-    note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}")

@@ -48,11 +48,17 @@ def data_sample(
     media: Annotated[
         bool, option("--media/--no-media", help="Also write mp4 clips, wav audio and WebVTT transcripts.")
     ] = True,
+    overwrite: Annotated[bool, option("--overwrite")] = False,
 ) -> None:
     """Write the embedded sample: qa/qa_{train,val}.json, video/, audio/wav/, transcript/."""
     from desiq.sample import sample_items, write_sample
+    from mmsoc.core.io import building_folder, swap_in_folder
 
-    write_sample(out, media=media)
+    if overwrite:  # the folder's contents replaced in one rename
+        with building_folder(out) as build:
+            swap_in_folder(write_sample(build, media=media), out)
+    else:
+        write_sample(out, media=media)
     note(
         f"wrote the sample to {out}: {len(sample_items('train'))} train and "
         f"{len(sample_items('val'))} val questions" + (" with media" if media else "")

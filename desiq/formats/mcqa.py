@@ -22,9 +22,10 @@ Social-IQ 2.0's columns in a table (``qid, q, vid_name, a0, a1, ..., answer_idx,
 format writes items read from a Social-IQ file into a CSV, TSV or Parquet output.
 
 A file has one option count K (the most common one): rows with another count, and rows that cannot be
-read (text that is not a string, NaN, an answer out of range, ...) are skipped, each named by file, line
-(the record's number in JSON arrays and Parquet) and field. Items are written back in the layout they
-were read in, each in its own row (``desiq.formats.mcqa_write``).
+read (text that is not a string, NaN, an answer out of range, an option that is blank or repeats another
+one, whitespace and case aside, ...) are skipped, each named by file, line (the record's number in JSON
+arrays and Parquet) and field. Items are written back in the layout they were read in, each in its own row
+(``desiq.formats.mcqa_write``).
 """
 
 from __future__ import annotations
@@ -40,10 +41,20 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from desiq.formats import MCQAFormat, MCQAReading, correct_option_markers, first_json_row, known_markers
-from desiq.formats.mcqa_fields import TABLES, Layout, Mapping, container_of, guess_mapping, table_rows
+from desiq.formats.mcqa_fields import (
+    TABLES,
+    Layout,
+    Mapping,
+    Rows,
+    SourceRow,
+    container_of,
+    guess_mapping,
+    table_rows,
+)
 from desiq.formats.mcqa_write import SUFFIXES, container_label, mcqa_row, write_table_mcqa
 from desiq.records import CORRECT, MCQAItem, position_id
 from mmsoc.core.io import InputError, read_text
+from mmsoc.core.names import shown
 from mmsoc.core.paths import OutsideRoot, inside
 
 LOG = logging.getLogger(__name__)
@@ -68,6 +79,28 @@ def _shown(value: object) -> str:
 
 
 def _options(row: dict[str, Any], mapping: Mapping, path: Path, line: int) -> list[str]:
+    """The row's options, refused (the row skipped) where one is blank or two are the same text."""
+    options = _option_texts(row, mapping, path, line)
+    columns = mapping.options if len(mapping.options) > 1 else mapping.options * len(options)
+    _distinct(options, columns, path, line)
+    return options
+
+
+def _distinct(options: list[str], columns: tuple[str, ...], path: Path, line: int) -> None:
+    """An InputError where an option is whitespace only or repeats an earlier one (as replacements compare texts)."""
+    from desiq.perturbation_schemes import same_text
+
+    first: dict[str, int] = {}
+    for k, (option, column) in enumerate(zip(options, columns)):
+        if not option.strip():
+            raise InputError(path, f"option {k} is blank (whitespace only)", line=line, field=column)
+        earlier = first.setdefault(same_text(option), k)
+        if earlier != k:
+            why = f"options {earlier} and {k} are the same text ({shown(option)})"
+            raise InputError(path, why, line=line, field=column)
+
+
+def _option_texts(row: dict[str, Any], mapping: Mapping, path: Path, line: int) -> list[str]:
     if len(mapping.options) > 1:
         texts = [_text(row, c, path, line, required=False) for c in mapping.options]
         while texts and not texts[-1]:
@@ -230,7 +263,7 @@ def read_table_mcqa(
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "file not found")
-    columns, raw = table_rows(path)
+    columns, raw, text = table_rows(path)
     used = (mapping or Mapping()).over(guess_mapping(columns))
     unknown = [c for c in used.columns() if c not in columns]
     if unknown:
@@ -244,12 +277,10 @@ def read_table_mcqa(
     root = Path(media_root) if media_root is not None else path.parent
     reading = MCQAReading(path, "mcqa", [], len(raw), used)
     rows = _parsed(raw, used, path, root, reading.skipped)
-    return _finish(reading, used, rows, Layout(container_of(path), tuple(columns), None, {}))
+    return _finish(reading, used, rows, Layout(container_of(path), tuple(columns), None, {}, text))
 
 
-def _parsed(
-    raw: list[tuple[int, dict[str, Any] | InputError]], mapping: Mapping, path: Path, root: Path, skipped: list[str]
-) -> list[tuple[int, _Row]]:
+def _parsed(raw: Rows, mapping: Mapping, path: Path, root: Path, skipped: list[str]) -> list[tuple[int, _Row]]:
     rows = []
     for position, (line, obj) in enumerate(raw):
         try:
@@ -288,7 +319,7 @@ def _finish(reading: MCQAReading, mapping: Mapping, rows: list[tuple[int, _Row]]
         except InputError as err:
             reading.skipped.append(str(err))
         else:
-            layout.rows[reading.items[-1].id] = row.source
+            layout.rows[reading.items[-1].id] = SourceRow(row.line, row.source)
     reading.layout = replace(layout, answer=rule[:2] if labelled else None)
     if not reading.items:
         raise InputError(path, f"no readable questions in file (first problem: {reading.skipped[0]})")

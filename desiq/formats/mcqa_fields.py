@@ -6,9 +6,11 @@ in it)."""
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -99,15 +101,34 @@ KEYS = tuple(f.name for f in fields(Mapping))
 
 
 @dataclass(frozen=True)
+class SourceRow:
+    """A row an item was read from: its line (the record's number in JSON arrays and Parquet) and its cells."""
+
+    line: int
+    cells: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TableText:
+    """How a CSV or TSV file was written, so that what a command did not change is written back byte for
+    byte: its line ending (that of its header) and each record's cells as they stand in the file (quotes
+    and all), by line."""
+
+    newline: str
+    cells: dict[int, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
 class Layout:
     """How a generic file was laid out, to write items back in it: its container, its columns, how its
-    answers read (``index`` with a base, ``letter`` or ``text``; None: unlabelled) and the row each item
-    came from, by item id."""
+    answers read (``index`` with a base, ``letter`` or ``text``; None: unlabelled), the row each item
+    came from, by item id, and in CSV and TSV the file's text."""
 
     container: str
     columns: tuple[str, ...]
     answer: tuple[str, int] | None
-    rows: dict[str, dict[str, Any]]
+    rows: dict[str, SourceRow]
+    text: TableText | None = None
 
 
 def container_of(path: Path) -> str:
@@ -162,29 +183,94 @@ def _option_columns(present: list[str], names: list[str]) -> tuple[str, ...]:
     return tuple(run) if len(run) > 1 else ()
 
 
-def table_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, Any] | InputError]]]:
-    """(columns, (line, row or why it cannot be read)) of a JSON Lines, JSON, CSV, TSV or Parquet file."""
+Rows = list[tuple[int, dict[str, Any] | InputError]]
+"""(line, row or why it cannot be read) of each record of a file."""
+
+
+def table_rows(path: Path) -> tuple[list[str], Rows, TableText | None]:
+    """The columns and rows of a JSON Lines, JSON, CSV, TSV or Parquet file; in CSV and TSV also its text."""
     container = container_of(path)
     if container in ("csv", "tsv"):
-        delimiter = TABLES[f".{container}"]
-        reader = csv.DictReader(io.StringIO(read_text(path), newline=""), delimiter=delimiter, restkey="\0")
-        columns = list(reader.fieldnames or [])
-        if len(set(columns)) != len(columns):
-            raise InputError(path, f"repeated column names in the header {columns}", line=1)
-        out: list[tuple[int, dict[str, Any] | InputError]] = []
-        start = reader.line_num + 1
-        for row in reader:
-            bad = "\0" in row or None in row.values()
-            out.append((start, InputError(path, "not as many cells as header columns", line=start) if bad else row))
-            start = reader.line_num + 1
-        return columns, out
+        return _delimited_rows(path, TABLES[f".{container}"])
     if container == "parquet":
-        return _parquet_rows(path)
+        return (*_parquet_rows(path), None)
     if container == "json":
-        return _json_rows(path)
+        return (*_json_rows(path), None)
     rows = list(read_jsonl(path, skip_bad=True))
     columns = list(dict.fromkeys(k for _, row in rows if isinstance(row, dict) for k in row))
-    return columns, rows
+    return columns, rows, None
+
+
+class _Records:
+    """The physical lines of a text, line endings kept, as ``csv.reader`` takes them, remembering those
+    taken since the last record."""
+
+    def __init__(self, text: str):
+        self._lines = io.StringIO(text, newline="")
+        self.taken: list[str] = []
+
+    def __iter__(self) -> _Records:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self._lines)
+        self.taken.append(line)
+        return line
+
+    def record(self) -> str:
+        """The text of the record read last, and forget it."""
+        text = "".join(self.taken)
+        self.taken.clear()
+        return text
+
+
+def _delimited_rows(path: Path, delimiter: str) -> tuple[list[str], Rows, TableText]:
+    lines = _Records(read_text(path))
+    reader = csv.reader(lines, delimiter=delimiter)
+    columns = next(reader, [])
+    header = lines.record()
+    if len(set(columns)) != len(columns):
+        raise InputError(path, f"repeated column names in the header {columns}", line=1)
+    text = TableText(header[len(header.rstrip("\r\n")) :] or "\r\n", {})
+    _keep_cells(text, 1, header, columns, delimiter)
+    rows: Rows = []
+    start = reader.line_num + 1
+    for cells in reader:
+        record = lines.record()
+        if cells and len(cells) != len(columns):
+            rows.append((start, InputError(path, "not as many cells as header columns", line=start)))
+        elif cells:
+            rows.append((start, dict(zip(columns, cells))))
+            _keep_cells(text, start, record, cells, delimiter)
+        start = reader.line_num + 1
+    return columns, rows, text
+
+
+def _keep_cells(text: TableText, line: int, record: str, cells: list[str], delimiter: str) -> None:
+    """Keep the record's cells as they stand in the file where each of them reads as the cell it was read as."""
+    raw = _raw_cells(record[: len(record.rstrip("\r\n"))], delimiter)
+    if len(raw) == len(cells) and all(_cell_value(r, delimiter) == cell for r, cell in zip(raw, cells)):
+        text.cells[line] = raw
+
+
+@functools.cache
+def _cell_pattern(delimiter: str) -> re.Pattern[str]:
+    """One cell of a CSV record as it stands, quoted (doubled quotes inside; anything up to the delimiter
+    after it) or not, and the delimiter that ends it."""
+    other = f"[^{re.escape(delimiter)}]*"
+    return re.compile(f'("(?:[^"]|"")*"{other}|{other}){re.escape(delimiter)}')
+
+
+def _raw_cells(record: str, delimiter: str) -> tuple[str, ...]:
+    """A CSV record's cells as they stand in its text, quotes kept."""
+    return tuple(_cell_pattern(delimiter).findall(record + delimiter))
+
+
+def _cell_value(raw: str, delimiter: str) -> str:
+    """What ``csv.reader`` reads a cell's text as (an unquoted cell: itself)."""
+    if not raw.startswith('"'):
+        return raw
+    return next(csv.reader(io.StringIO(raw, newline=""), delimiter=delimiter), [""])[0]
 
 
 def _parquet_rows(path: Path) -> tuple[list[str], list[tuple[int, dict[str, Any] | InputError]]]:

@@ -17,19 +17,25 @@ The container is the one the output's suffix names (``.csv``, ``.tsv``, ``.json`
 ``.jsonl`` or ``.ndjson``: JSON Lines, ``.parquet``), with the input's columns; any other suffix keeps
 the input's container, and a JSON Lines input named ``.json`` stays JSON Lines. So ``--out kept.csv``
 on a CSV input writes that CSV, and ``--out kept.parquet`` the same columns as Parquet. In CSV and TSV
-a list or object cell is written as JSON text, which the reader decodes.
+a list or object cell is written as JSON text, which the reader decodes. A CSV or TSV written in the
+container it was read in keeps its line ending and, in every cell the command did not change, the bytes
+the input had (its quotes, line breaks inside a cell): a file written back unchanged is the same bytes, but
+for a byte-order mark (dropped) and a last line without its line ending (given one).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import logging
 import os
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desiq.formats.mcqa_fields import TABLES, SourceRow
 from desiq.records import MCQAItem
 from mmsoc.core.io import UsageError, atomic_open, write_json, write_jsonl
 
@@ -62,9 +68,16 @@ def write_table_mcqa(path: str | os.PathLike, items: Iterable[MCQAItem], reading
         _write_rows(path, _container(path, "jsonl"), rows, list(dict.fromkeys(k for row in rows for k in row)))
         return
     items = list(items)
-    rows = [_row_of(item, layout, reading.mapping) for item in items]
+    sources = [layout.rows.get(item.id) or layout.rows.get(item.source) for item in items]
+    rows = [
+        _row_of(item, source.cells if source else {}, layout, reading.mapping) for item, source in zip(items, sources)
+    ]
     columns = list(dict.fromkeys([*layout.columns, *(k for row in rows for k in row)]))
-    _write_rows(path, _container(path, layout.container), rows, columns)
+    container = _container(path, layout.container)
+    if layout.text is not None and container == layout.container:
+        _write_text(path, rows, sources, columns, layout)
+    else:
+        _write_rows(path, container, rows, columns)
     _note_base(path, items, layout, reading.mapping)
 
 
@@ -89,9 +102,8 @@ def _container(path: Path, read_in: str) -> str:
     return named
 
 
-def _row_of(item: MCQAItem, layout: Layout, mapping: Mapping) -> dict[str, Any]:
-    """The item's row: the one it was read from (or an empty one) with the mapped cells set to its values."""
-    base = layout.rows.get(item.id) or layout.rows.get(item.source) or {}
+def _row_of(item: MCQAItem, base: dict[str, Any], layout: Layout, mapping: Mapping) -> dict[str, Any]:
+    """The item's row: the one it was read from (``base``, or an empty one) with the mapped cells set to its values."""
     row = dict(base)
     named = [(mapping.id, item.qid), (mapping.question, item.question), (mapping.group, item.video)]
     named += [(mapping.context, item.context), (mapping.media, item.media)]
@@ -165,6 +177,46 @@ def _write_rows(path: Path, container: str, rows: list[dict[str, Any]], columns:
         write_json(path, rows)
     else:
         write_jsonl(path, rows)
+
+
+def _write_text(
+    path: Path, rows: list[dict[str, Any]], sources: list[SourceRow | None], columns: list[str], layout: Layout
+) -> None:
+    """A CSV or TSV file in the input's line ending, each cell that still says what the input's row (``sources``:
+    None for an item that came from no row) said kept in the input's bytes."""
+    assert layout.text is not None
+    text, delimiter = layout.text, TABLES[f".{layout.container}"]
+    header = dict(zip(layout.columns, text.cells[1])) if 1 in text.cells else {}
+    lines = [delimiter.join(header.get(column) or _quoted(column, delimiter) for column in columns)]
+    for row, source in zip(rows, sources):
+        old = source.cells if source else {}
+        raw = dict(zip(layout.columns, text.cells.get(source.line, ()) if source else ()))
+        cells = []
+        for column in columns:
+            same = column in raw and _same_cell(old.get(column), row.get(column))
+            cells.append(raw[column] if same else _quoted(_cell(row.get(column)), delimiter))
+        lines.append(delimiter.join(cells))
+    with atomic_open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write("".join(line + text.newline for line in lines))
+
+
+def _same_cell(old: object, new: object) -> bool:
+    """Whether the cell read as ``old`` still says ``new`` (a list or object cell: the same JSON value)."""
+    if not isinstance(old, str):
+        return False
+    if isinstance(new, (list, dict)):
+        with suppress(json.JSONDecodeError):
+            return json.loads(old) == new
+    return _cell(new) == old
+
+
+def _quoted(value: str, delimiter: str) -> str:
+    """One cell as ``csv.writer`` writes it (quoted where it must be)."""
+    if value == "":
+        return ""
+    buffer = io.StringIO()
+    csv.writer(buffer, delimiter=delimiter, lineterminator="").writerow([value])
+    return buffer.getvalue()
 
 
 def _cell(value: object) -> str:

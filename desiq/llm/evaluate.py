@@ -33,6 +33,7 @@ from mmsoc.core.io import UsageError, write_text
 from mmsoc.core.paths import file_sha256
 from mmsoc.models.base import GenerationSettings
 from mmsoc.models.registry import MediaSettings, ModelOptions, resolve
+from mmsoc.runners.failures import MaxFailures
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class EvalOptions:
     """The folder a generic file's media column lies under (``--media-root``)."""
     format: str = "auto"
     """The MCQA format of the file read (``--format``; auto: recognised by its content)."""
+    max_failures: str | None = None
+    """Questions (each under a condition) the run may fail and still succeed: N or P% (``--max-failures``)."""
 
     @property
     def media(self) -> MediaSettings:
@@ -141,6 +144,7 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
     if options.parse not in PARSE_RULES:
         raise UsageError(f"--parse {options.parse!r}: choose one of {', '.join(PARSE_RULES)}")
     _check_backend(model, options.answer)
+    max_failures = MaxFailures.parse(options.max_failures)
     source = qa_data(
         data,
         options.split,
@@ -176,12 +180,17 @@ def evaluate(model: str, data: Path, out: Path, options: EvalOptions = EvalOptio
         backend = make_model(model, replace(options.model, batch_size=options.batch_size))
         return Answerer(backend, builder, options.answer, settings, options.fit, options.log_prompts)
 
-    rows = run_asked(asked, identity, out, make_answerer, options.progress)
-    if rows is not None:
-        write_conditions(asked, out / "conditions")
-    if rows is None:
+    answered = run_asked(asked, identity, out, make_answerer, options.progress)
+    if answered is None:
         return None
-    return _reports(rows, out, model, options, source, setting, conditions, prompt.version, identity["media"], labelled)
+    write_conditions(asked, out / "conditions")
+    metrics = _reports(
+        answered.rows, out, model, options, source, setting, conditions, prompt.version, identity["media"], labelled
+    )
+    said = answered.tally.verdict(max_failures)  # raises RunFailed once the reports are written
+    if said:
+        note(said)
+    return metrics
 
 
 def _identity(

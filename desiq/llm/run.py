@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from mmsoc.core.runfolder import RunFolder
 from mmsoc.media.base import MediaError
 from mmsoc.models.base import Audio, GenerationSettings, Model, Request, Video
 from mmsoc.models.budget import Fitted, Make, OverContext
+from mmsoc.runners.failures import Tally
 
 KEY_FIELDS = ("id", "condition", "rotation")
 GROWABLE = ("limit",)
@@ -203,16 +204,24 @@ def by_video(asked: Sequence[Asked]) -> list[list[Asked]]:
     return list(groups.values())
 
 
+@dataclass(frozen=True)
+class Answered:
+    """What a run came to: its rows in canonical order, and the tally of its asked questions."""
+
+    rows: list[dict[str, Any]]
+    tally: Tally
+
+
 def run_asked(
     asked: Sequence[Asked],
     identity: dict[str, Any],
     out: Path,
     make_answerer: Callable[[], Answerer],
     progress: bool = False,
-) -> list[dict[str, Any]] | None:
+) -> Answered | None:
     """Run (or resume) into ``out``, one video at a time (each video's media run once per process);
-    the main process returns the rows in canonical order (others None). Under ``accelerate launch``
-    process r takes videos r, r + world, ..."""
+    the main process returns the rows in canonical order and the tally of the questions asked (others None),
+    both in runtime.json. Under ``accelerate launch`` process r takes videos r, r + world, ..."""
     from accelerate.utils import gather_object
 
     from mmsoc.core.distributed import process_state
@@ -257,19 +266,25 @@ def run_asked(
         wanted = set(order)
         rows = [row for row in folder.merge(order) if folder.key(row) in wanted]
         folder.write_problems(problems, fields=("id", "condition", "rotation", "problem"))
-        folder.write_runtime({"processes": state.num_processes, "predicted": counts, **summed(works)})
-        return rows
+        reasons = [((p["id"], p["condition"], p["rotation"]), p["problem"]) for p in problems]
+        tally = Tally.of(order, {folder.key(row) for row in rows}, reasons)
+        runtime = {"processes": state.num_processes, "predicted": counts, **summed(works), **tally.to_json()}
+        folder.write_runtime(runtime)
+        return Answered(rows, tally)
 
 
 def summed(works: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The work counters of every process added up; the path each took (``path``, ``why``)."""
+    """The work counters of every process added up (lists joined, the mean rows per pass over all of
+    them); the path each took (``path``, ``why``)."""
     out: dict[str, Any] = {}
     for work in works:
         for key, value in work.items():
-            if isinstance(value, int):
-                out[key] = out.get(key, 0) + value
+            if isinstance(value, (int, list)) and not isinstance(value, bool):
+                out[key] = out.get(key, type(value)()) + value
             else:
                 out.setdefault(key, value)
+    if out.get("forward_passes"):
+        out["rows_per_pass"] = round(out["rows_scored"] / out["forward_passes"], 2)
     return out
 
 

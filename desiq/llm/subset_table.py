@@ -2,7 +2,7 @@
 
 The subset is the ``per_item.jsonl`` of ``desiq probe --per-item`` on the run's QA file (its blind-proof
 questions: those no row calls ``blind_solvable``), or a QA file such as the one ``desiq subset`` writes,
-whose questions are matched to the run's by qid, video and options (as the run asked the original
+whose questions are matched to the run's by qid, video and options in any order (as the run asked the original
 questions: its ``original``, ``NCAQ`` or ``circular`` rows). Both columns are computed from the run's
 prediction rows by the same function as its ``metrics.json`` (``desiq.llm.metrics.condition_result``).
 """
@@ -30,7 +30,8 @@ def run_rows(run_dir: Path) -> list[dict[str, Any]]:
 
 
 def _key(qid: str, video: str, options: Sequence[str]) -> tuple[str, str, tuple[str, ...]]:
-    return (qid, video, tuple(options))
+    """A question by qid, video and its options in any order (``desiq subset`` may reorder them)."""
+    return (qid, video, tuple(sorted(options)))
 
 
 def subset_questions(path: Path, rows: Sequence[dict[str, Any]]) -> set[str]:

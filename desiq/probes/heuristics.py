@@ -1,23 +1,16 @@
-"""``heuristics``: answer-only shortcuts that need no training, scored like the trained probes.
+"""``heuristics``: the shortcut battery (``desiq.probes.shortcuts``), scored like the trained probes.
 
-- ``longest``: the option with the most characters.
-- ``question_overlap``: the option sharing the most words with the question.
-- ``rewrite_nearest`` (Social-IQ 2.0): the option nearest to the option that ``idx_types`` names
-  ``rewrite``, by word Jaccard. The rewrite is a reworded (wrong) version of the correct answer, so its
-  nearest neighbour is often the correct one. Only items whose ``idx_types`` name a rewrite are scored,
-  and only with all options (A4; an A2 pair holds the rewrite only when it is the pair's incorrect
-  option, and then the rule has a single candidate).
-
-Words are the lower-cased runs of letters, digits and apostrophes. AK (all K options, A4 for Social-IQ)
-takes the top option (``np.argmax``: the first wins a tie), A2 only a strictly higher correct option, as
-every probe (``desiq.probe_table``); intervals resample whole videos. Rows are given for the eval items as
-they are, under each option perturbation, and on each DeSIQ rebuild.
+A tie among t options counts 1/t of a hit (the expected score of a uniform tie-break, ``desiq.probes.ties``)
+in AK and in A2 alike; each row counts its tied questions. A rule runs only under inputs that show what it
+reads (``question_overlap`` needs ``q``); a rule learnt from training questions (``position_prior``) is
+fitted on the training file, or cross-fitted by group with the eval file alone. Intervals resample whole
+videos. Rows are given for the eval items as they are, under each option perturbation, and on each DeSIQ
+rebuild.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -25,59 +18,21 @@ import numpy as np
 
 from desiq.perturbation_schemes import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe_table import CONFIGS, DEBIASED, ORIGINAL, Version, correct, finding, row_json, shares, verdict, view
+from desiq.probe_hits import shared_hits
+from desiq.probe_table import CONFIGS, DEBIASED, ORIGINAL, Version, accuracy_text, finding, row_json, verdict, view
 from desiq.probe_verdicts import Judgement, Outcomes, versus
 from desiq.probes import ProbeEntry
-from desiq.records import PAIRS, MCQAItem, configs
+from desiq.probes.shortcuts import SHORTCUTS, Shortcut, applicable, cross_fitted
+from desiq.probes.ties import tied
+from desiq.records import MCQAItem, configs
 from desiq.splits import build_split
 from mmsoc.core.io import write_json, write_text
 from mmsoc.core.markdown import md_text
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
-from mmsoc.metrics.verdict import MIN_CLUSTERS, MIN_EFFECT, enough
+from mmsoc.metrics.verdict import MIN_CLUSTERS, MIN_EFFECT
 
-WORD = re.compile(r"[\w']+")
-REWRITE = "rewrite"
-
-
-def words(text: str) -> set[str]:
-    return set(WORD.findall(text.lower()))
-
-
-def longest(item: MCQAItem) -> np.ndarray:
-    return np.array([len(option) for option in item.options], dtype=float)
-
-
-def question_overlap(item: MCQAItem) -> np.ndarray | None:
-    question = words(item.question)
-    if not question:
-        return None
-    return np.array([len(question & words(option)) for option in item.options], dtype=float)
-
-
-def rewrite_nearest(item: MCQAItem) -> np.ndarray | None:
-    if REWRITE not in item.option_markers:
-        return None
-    r = item.option_markers.index(REWRITE)
-    rewrite = words(item.options[r])
-    scores = [len(rewrite & words(o)) / max(1, len(rewrite | words(o))) for o in item.options]
-    scores[r] = -np.inf  # the rewrite itself is never the pick
-    return np.array(scores)
-
-
-@dataclass(frozen=True)
-class Heuristic:
-    name: str
-    score: Callable[[MCQAItem], np.ndarray | None]
-    """One score per option, or None where the rule does not apply to the item."""
-    pairs: bool = True
-    """Whether it is scored on A2 pairs too (else with all options only)."""
-
-
-HEURISTICS = (
-    Heuristic("longest", longest),
-    Heuristic("question_overlap", question_overlap),
-    Heuristic("rewrite_nearest", rewrite_nearest, pairs=False),
-)
+TEXT_INPUTS = "q+a"
+"""What the battery reads at most: the question and the options."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +41,7 @@ class HeuristicRow:
     perturbation: str
     config: str
     accuracy: float
+    """Ties counted as a share: a tie among t options is 1/t of a hit."""
     chance: float
     n: int
     ci95: tuple[float, float]
@@ -98,6 +54,8 @@ class HeuristicRow:
     """The smallest effect (points) a finding calls more than negligible."""
     outcomes: Outcomes | None = field(default=None, repr=False, compare=False)
     judgement: Judgement | None = None
+    ties: int = 0
+    """The scored questions whose top score is shared by two options or more."""
 
     @property
     def family(self) -> str:
@@ -121,11 +79,15 @@ class HeuristicReport:
     results: list[HeuristicRow] = field(default_factory=list)
     configs: tuple[str, ...] = CONFIGS
     """All options (``AK``) first, then ``A2``."""
+    inputs: str = TEXT_INPUTS
+    """What the rules may read; a rule that reads more is not run."""
+    train: str | None = None
+    """The training file a learnt rule is fitted on; None: cross-fitted on the eval file by group."""
 
     def to_json(self) -> dict[str, object]:
         head = {"probe": self.probe, "eval": self.eval, "n_eval": self.n_eval, "seed": self.seed}
-        head["configs"] = list(self.configs)
-        return {**head, "results": [row_json(r) for r in self.results]}
+        head |= {"inputs": self.inputs, "train": self.train, "configs": list(self.configs)}
+        return {**head, "not_run": not_run(self.inputs), "results": [row_json(r) for r in self.results]}
 
     def get(
         self, heuristic: str, perturbation: str = ORIGINAL, config: str | None = None, data: str = ORIGINAL
@@ -139,22 +101,46 @@ class HeuristicReport:
         )
 
 
+def not_run(inputs: str) -> dict[str, str]:
+    """The rules that read more than ``inputs`` show, each with the reason it is not run."""
+    return {
+        s.name: f"reads {s.reads}; inputs {inputs} do not show the question"
+        for s in SHORTCUTS
+        if not s.readable(inputs)
+    }
+
+
+def rule_scores(
+    shortcut: Shortcut, items: Sequence[MCQAItem], train: Sequence[MCQAItem] | None
+) -> list[np.ndarray | None]:
+    """The rule's scores of ``items``: learnt on ``train``, or cross-fitted on ``items`` by group (None)."""
+    if shortcut.learns and train is None:
+        return cross_fitted(shortcut, items)
+    rule = shortcut.fit(train or [])
+    return [rule(item) for item in items]
+
+
 def score_rows(
-    items: Sequence[MCQAItem], config: str, seed: int, perturbation: str = ORIGINAL, data: str = ORIGINAL
+    items: Sequence[MCQAItem],
+    config: str,
+    seed: int,
+    perturbation: str = ORIGINAL,
+    data: str = ORIGINAL,
+    train: Sequence[MCQAItem] | None = None,
+    inputs: str = TEXT_INPUTS,
 ) -> list[HeuristicRow]:
-    """One row per heuristic that applies to some of ``items`` (already viewed in ``config``)."""
+    """One row per rule readable under ``inputs`` that applies to some of ``items`` (already viewed in
+    ``config``; ``train`` likewise, or None)."""
     rows = []
-    for heuristic in HEURISTICS:
-        if config == PAIRS and not heuristic.pairs:
-            continue
-        scored = [(item, s) for item in items if (s := heuristic.score(item)) is not None]
+    for shortcut in applicable(inputs, config):
+        scored = [(x, s) for x, s in zip(items, rule_scores(shortcut, items, train)) if s is not None]
         if not scored:
             continue
         kept, scores = [x for x, _ in scored], [s for _, s in scored]
-        hits = correct(scores, kept, config)
+        hits = shared_hits(scores, kept)
         rows.append(
             HeuristicRow(
-                heuristic.name,
+                shortcut.name,
                 perturbation,
                 config,
                 float(hits.mean()),
@@ -163,7 +149,8 @@ def score_rows(
                 cluster_bootstrap_ci(hits, [x.video for x in kept], seed=seed),
                 data,
                 len({x.video for x in kept}),
-                outcomes=Outcomes.of(kept, shares(scores, kept)),
+                outcomes=Outcomes.of(kept, hits),
+                ties=sum(tied(s.tolist()) for s in scores),
             )
         )
     return rows
@@ -175,56 +162,92 @@ def run_heuristics(
     name: str = "eval",
     perturbations: bool = True,
     variants: Sequence[str] = DEBIASED,
+    train: Sequence[MCQAItem] | None = None,
+    inputs: str = TEXT_INPUTS,
+    train_name: str | None = None,
     versions: Sequence[Version] = (),
 ) -> HeuristicReport:
-    """Every heuristic on the items as they are, under each option perturbation (unless ``perturbations`` is
-    False), on each DeSIQ rebuild of ``variants`` (built as ``desiq probe`` builds the eval rebuild: seed + 1),
-    and on each other ``versions`` of the file (``desiq probe --compare``)."""
+    """Every rule readable under ``inputs`` on the items as they are, under each option perturbation (unless
+    ``perturbations`` is False), on each DeSIQ rebuild of ``variants`` (built as ``desiq probe`` builds
+    them: the eval rebuild with seed + 1, the training rebuild with seed), and on each other ``versions`` of
+    the file (``desiq probe --compare``). A learnt rule is fitted on ``train`` (its rebuild for the rebuilt
+    rows), or cross-fitted by group when ``train`` is None."""
     labelled = [item for item in items if item.labelled]
     if not labelled:
         raise ValueError(f"{name}: heuristics need labelled questions (answer_idx); none has one")
-    report = HeuristicReport(name, len(labelled), seed, configs=configs(labelled))
+    report = HeuristicReport(name, len(labelled), seed, configs=configs(labelled), inputs=inputs, train=train_name)
     options = [p for p in PERTURBATIONS.values() if not p.retrains] if perturbations else []
     for config in report.configs:
-        base = view(labelled, config)
-        report.results += score_rows(base, config, seed)
+        base, fit_on = view(labelled, config), None if train is None else view(train, config)
+        report.results += score_rows(base, config, seed, train=fit_on, inputs=inputs)
         for p in options:
-            report.results += score_rows(perturb(base, p, seed=seed).items, config, seed, p.name)
+            perturbed = perturb(base, p, seed=seed).items
+            report.results += score_rows(perturbed, config, seed, p.name, train=fit_on, inputs=inputs)
     for variant in variants:
         rebuilt = build_split(labelled, variant, seed + 1).items
+        rebuilt_train = None if train is None else build_split(train, variant, seed).items
+        data = SPLITS[variant].marker or variant
         for config in report.configs:
-            report.results += score_rows(view(rebuilt, config), config, seed, data=SPLITS[variant].marker or variant)
+            fit_on = None if rebuilt_train is None else view(rebuilt_train, config)
+            report.results += score_rows(view(rebuilt, config), config, seed, data=data, train=fit_on, inputs=inputs)
     for version in versions:
         for config in report.configs:
-            rows = score_rows(view(version.items, config), config, seed, data=version.name)
+            fit_on = None if train is None else view(train, config)
+            rows = score_rows(view(version.items, config), config, seed, data=version.name, train=fit_on, inputs=inputs)
             report.results += [
                 replace(r, outcomes=r.outcomes.renamed(version.names) if r.outcomes else None) for r in rows
             ]
     return report
 
 
+def battery_lines(report: HeuristicReport) -> list[str]:
+    """The shortcut battery as Markdown: what each rule does, then one line per rule and setting, A2 beside
+    all options."""
+    everything, pairs = report.configs[0], report.configs[-1]
+    fitted = f"fitted on {report.train}" if report.train else "cross-fitted on the eval file by video"
+    lines = [
+        "Each rule picks its top-scoring option; a tie among t options counts 1/t of a hit (the expected score "
+        f'of a uniform tie-break), in {" and ".join(dict.fromkeys(report.configs))} alike; "ties" counts the '
+        f"questions with a tie where they exceed 1% of them. Rules read inputs {md_text(report.inputs)}: "
+        + "; ".join(f"{s.name}: {md_text(s.summary)}" for s in SHORTCUTS if s.readable(report.inputs))
+        + f". position_prior is {md_text(fitted)}; "
+        + ", ".join(s.name for s in SHORTCUTS if not s.pairs)
+        + f" are scored on all options only ({everything}).",
+    ]
+    lines += [f"Not run: {name} ({md_text(why)})." for name, why in not_run(report.inputs).items()]
+    lines += [
+        "",
+        f"| shortcut | data | setting | {pairs} | {everything} | verdict {pairs} | verdict {everything} "
+        f"| vs original {pairs} | vs original {everything} |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    cells: dict[tuple[str, str, str], dict[str, HeuristicRow]] = {}
+    for r in report.results:
+        cells.setdefault((r.heuristic, r.data, r.perturbation), {})[r.config] = r
+    for (rule, data, perturbation), row in cells.items():
+        shown = [accuracy_text(row[c]) if c in row else "–" for c in (pairs, everything)]
+        verdicts = [row[c].verdict if c in row else "–" for c in (pairs, everything)]
+        vs = [_versus(row[c]) if c in row else "–" for c in (pairs, everything)]
+        lines.append("| " + " | ".join(md_text(c) for c in [rule, data, perturbation, *shown, *verdicts, *vs]) + " |")
+    return lines
+
+
+def _versus(row: HeuristicRow) -> str:
+    """The row minus the original row of the same rule and config (``desiq.probe_verdicts.versus``)."""
+    return versus(row.judgement.vs_original if row.judgement else None)
+
+
 def heuristics_markdown(report: HeuristicReport) -> str:
     lines = [
         "# Answer-only shortcuts (no training)",
         "",
-        f"Scored on {report.n_eval} questions ({report.eval}); seed {report.seed}. Accuracy in %, with a 95% "
-        "bootstrap interval resampled by video; the verdict comes from the test against chance, judged with every "
-        "row's (vs original: the row minus the original row of the same heuristic and config, in points, "
-        "with its adjusted interval). "
-        "longest: most characters; question_overlap: most words shared with the question; rewrite_nearest: "
-        f"nearest to the `rewrite` option by word Jaccard ({report.configs[0]} only, items with a rewrite). "
-        f"{report.configs[0]}: top option, first on a tie; A2: the correct option strictly higher.",
+        f"Scored on {report.n_eval} questions ({md_text(report.eval)}); seed {report.seed}. Accuracy in %, with a "
+        "95% bootstrap interval resampled by video; the verdict comes from the test against chance, judged with "
+        "every row's (vs original: the row minus the original row of the same rule and config, in points, with "
+        "its adjusted interval).",
         "",
-        "| heuristic | data | perturbation | config | accuracy | n | verdict | vs original |",
-        "|---|---|---|---|---|---|---|---|",
+        *battery_lines(report),
     ]
-    for r in report.results:
-        low, high = r.ci95
-        interval = f" [{100 * low:.1f}, {100 * high:.1f}]" if enough(r.videos, r.min_videos) else ""
-        accuracy = f"{100 * r.accuracy:.2f}{interval}"
-        vs = versus(r.judgement.vs_original if r.judgement else None)
-        cells = [r.heuristic, r.data, r.perturbation, r.config, accuracy, str(r.n), r.verdict, vs]
-        lines.append("| " + " | ".join(md_text(c) for c in cells) + " |")
     return "\n".join([*lines, ""])
 
 
@@ -237,8 +260,7 @@ def write_heuristics(report: HeuristicReport, out_dir: str | Path) -> Path:
 
 PROBE = ProbeEntry(
     "heuristics",
-    "answer-only shortcuts without training (longest option, question overlap, "
-    "nearest to the rewrite); needs only --eval",
+    "the shortcut battery: answer-only rules without training (each listed as heuristics:RULE); needs only --eval",
     None,
     trains=False,
 )

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from mmsoc.arena.media import data_root, relative_media
 from mmsoc.arena.records import Battle
 from mmsoc.core.io import InputError, UsageError
+from mmsoc.core.names import given_name, shown
 from mmsoc.core.runfolder import CONFIG, RunFolder
 from mmsoc.tasks import get_task, kind_of
 
@@ -71,7 +72,7 @@ def load_run(path: str | Path, name: str | None = None) -> RunResponses:
         if key not in chosen or rank < order.get(chosen[key].get("seed"), len(order)):
             chosen[key] = row
     return RunResponses(
-        name or model_name(config),
+        given_name(name or model_name(config), f"{path}: model name (--names names it otherwise)"),
         path,
         config["data"],
         config["split"],
@@ -102,7 +103,7 @@ def check_runs(runs: Sequence[RunResponses]) -> None:
     for run in runs:
         if run.name in names:
             raise UsageError(
-                f"runs {names[run.name]} and {run.path} are both named {run.name!r}; name them with --names"
+                f"runs {names[run.name]} and {run.path} are both named {shown(run.name)}; name them with --names"
             )
         names[run.name] = run.path
         if (run.data, run.split) != (runs[0].data, runs[0].split):

@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from mmsoc.core.io import InputError, read_jsonl, write_jsonl
+from mmsoc.core.names import NAME_LIMIT, cut, shown
 
 LABELS: tuple[str, ...] = ("A", "B", "tie", "both_bad")
 """A better, B better, a tie, both bad (SocialArena's A / B / T / G)."""
@@ -158,12 +159,14 @@ def _votes(value: object, fail) -> tuple[Vote, ...]:
         if "annotator" not in entry:
             raise fail("missing", f"{name}.annotator")
         annotator = _string(entry["annotator"], fail, f"{name}.annotator")
+        if len(annotator) > NAME_LIMIT:
+            raise fail(f"annotator {shown(annotator)} is longer than {NAME_LIMIT} characters", f"{name}.annotator")
         if annotator in seen:
-            raise fail(f"annotator {annotator!r} votes twice on this battle", f"{name}.annotator")
+            raise fail(f"annotator {shown(annotator)} votes twice on this battle", f"{name}.annotator")
         seen.add(annotator)
         label = entry.get("label")
         if label not in LABELS:
-            raise fail(f"expected one of {', '.join(LABELS)}, got {label!r}", f"{name}.label")
+            raise fail(f"expected one of {', '.join(LABELS)}, got {cut(repr(label))}", f"{name}.label")
         critique = _string(entry.get("critique", ""), fail, f"{name}.critique", empty=True)
         time = entry.get("time")
         if isinstance(time, bool) or not isinstance(time, (int, float)) or time != time:

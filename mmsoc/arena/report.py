@@ -18,6 +18,7 @@ from mmsoc.arena import analysis, ratings
 from mmsoc.arena.aggregate import Aggregated, aggregate, agreement
 from mmsoc.arena.records import Battle, read_battles
 from mmsoc.core.io import UsageError, write_json, write_text
+from mmsoc.core.names import shown
 
 NOTES = (
     "The SocialArena paper ranks models by Elo but leaves the K-factor, the treatment of ties and the "
@@ -100,7 +101,7 @@ def _judges(
         silent += silence
         for name, entry in entries.items():
             if name in judged:
-                raise UsageError(f"{path}: judge {name!r} also votes in another --judge file")
+                raise UsageError(f"{path}: judge {shown(name)} also votes in another --judge file")
             judged[name] = entry
     return judged, silent
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from mmsoc.arena.records import LABELS, Battle, Vote, parse_battle
 from mmsoc.core.io import InputError, UsageError
+from mmsoc.core.names import shown
 
 _LABELS_SQL = ", ".join(f"'{label}'" for label in LABELS)
 SCHEMA = f"""
@@ -186,10 +187,10 @@ class VoteStore:
         for raw in names:
             name = normal_name(raw)
             if not NAME.match(name):
-                raise UsageError(f"annotator name {raw!r}: {NAME_RULE}")
+                raise UsageError(f"annotator name {shown(raw)}: {NAME_RULE}")
             clash = next((other for other in wanted if name_key(other) == name_key(name)), None)
             if clash is not None:
-                raise UsageError(f"annotator name {raw!r} is given twice (as {clash!r})")
+                raise UsageError(f"annotator name {shown(raw)} is given twice (as {clash!r})")
             wanted[name] = secrets.token_urlsafe(32)
         with self._connect() as db:
             db.execute("BEGIN IMMEDIATE")
@@ -238,12 +239,12 @@ class VoteStore:
         """Record one vote; raises VoteRejected (and records nothing) for an unknown battle, a label
         outside the four, or a second vote by the same annotator on the same battle."""
         if label not in LABELS:
-            raise VoteRejected(422, f"label must be one of {', '.join(LABELS)}, got {label!r}")
+            raise VoteRejected(422, f"label must be one of {', '.join(LABELS)}, got {shown(str(label))}")
         with self._connect() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
                 if db.execute("SELECT 1 FROM battles WHERE id = ?", (battle_id,)).fetchone() is None:
-                    raise VoteRejected(404, f"no battle {battle_id!r}")
+                    raise VoteRejected(404, f"no battle {shown(battle_id)}")
                 db.execute(
                     "INSERT INTO votes (annotator, battle, label, critique, time) VALUES (?, ?, ?, ?, ?)",
                     (annotator, battle_id, label, critique, time),
@@ -251,7 +252,7 @@ class VoteStore:
                 db.execute("COMMIT")
             except sqlite3.IntegrityError:
                 db.execute("ROLLBACK")
-                raise VoteRejected(409, f"{annotator!r} has already voted on battle {battle_id!r}") from None
+                raise VoteRejected(409, f"{annotator!r} has already voted on battle {shown(battle_id)}") from None
             except BaseException:
                 db.execute("ROLLBACK")
                 raise

@@ -48,8 +48,9 @@ def pair(
     from mmsoc.arena.pairing import load_run, make_battles
     from mmsoc.arena.records import write_battles
     from mmsoc.core.io import UsageError
+    from mmsoc.core.names import given_name
 
-    labels = _split(names)
+    labels = None if names is None else [given_name(label, "--names name") for label in _split(names) or []]
     if labels is not None and len(labels) != len(runs):
         raise UsageError(f"--names gives {len(labels)} names for {len(runs)} runs")
     loaded = [load_run(path, labels[k] if labels else None) for k, path in enumerate(runs)]
@@ -164,6 +165,7 @@ def judge(
     from mmsoc.arena.judge_prompts import judge_prompt
     from mmsoc.arena.pairing import model_name
     from mmsoc.arena.records import read_battles, write_battles
+    from mmsoc.core.names import given_name
     from mmsoc.core.runfolder import RunFolder
     from mmsoc.models.base import GenerationSettings
     from mmsoc.models.registry import ModelOptions, make_model, modalities
@@ -182,7 +184,7 @@ def judge(
         "modalities": sorted(reads),
     }
     folder = RunFolder(run_dir or default_run_dir(out), key_fields=("battle", "order", "digest"))
-    annotator = name or f"judge:{model_name({'model': model})}"
+    annotator = given_name(name or f"judge:{model_name({'model': model})}", "--name")
     build = functools.partial(make_model, model, ModelOptions(dtype=dtype, device=device))
     outcome = judge_battles(
         todo, folder, config, prompt, build, settings, annotator, reads, batch_size=batch_size, progress=progress

@@ -9,7 +9,7 @@ import typer
 
 from mmsoc.commands import options
 from mmsoc.core.cli import commands
-from mmsoc.core.options import Adapter, Device, Limit, Progress, option
+from mmsoc.core.options import Adapter, Device, Limit, Progress, Revision, option
 from mmsoc.models.base import PAPER_SEEDS
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ def eval_command(
     suite: options.Suite = "mmsoc",
     model: options.Model,
     out: RunOut,
+    revision: Revision = None,
     data: options.Data = "sample",
     split: Split = "test",
     batch_size: options.EvalBatchSize = "8",
@@ -101,14 +102,19 @@ def eval_command(
     max_response_bytes: options.MaxResponseBytes = options.MAX_RESPONSE_BYTES,
     text_length: options.TextLength = 128,
     threads: Threads = None,
+    max_failures: options.MaxFailures = None,
 ) -> None:
     """Evaluate MODEL on the tasks of a suite (MM-Soc by default), logging every prediction and writing metrics.json."""
     from mmsoc.core.batching import parse_batch_size
     from mmsoc.models.base import GenerationSettings
     from mmsoc.models.registry import make_model, modalities
+    from mmsoc.models.revision import pin_revision
     from mmsoc.runners.eval import resolve_prompts, run_eval
+    from mmsoc.runners.failures import MaxFailures
     from mmsoc.tasks.prompts import load_prompt_overrides
 
+    failures = MaxFailures.parse(max_failures)
+    model = pin_revision(model, revision)
     settings = GenerationSettings(greedy=greedy, max_new_tokens=max_new_tokens, top_p=top_p, temperature=temperature)
     flags = options.model_flags(
         dtype, device_map, attn_implementation, chat_template, generation_config, max_context, fit
@@ -135,6 +141,7 @@ def eval_command(
         modalities=modalities(model),
         threads=threads,
         log_prompts=log_prompts,
+        max_failures=failures,
     )
     if metrics:
         from mmsoc.runners.console import print_eval_summary

@@ -154,6 +154,8 @@ MaxResponseBytes = Annotated[
     ),
 ]
 
+MaxFailures = Annotated[str | None, option("--max-failures")]
+
 
 def server_options(
     api_base: str | None, concurrency: int, timeout: float, retries: int, deadline: float | None, max_bytes: int

@@ -60,6 +60,8 @@ def report(
     result = write_report(run_dirs, out, settings)
     page = (out / "report.html").resolve()
     data = result.data
+    for warning in data["what_ran"]["warnings"]:
+        note(f"warning: the runs compared differ in {warning} (provenance.json)")
     typer.echo(
         f"wrote {page} ({len(data['tasks'])} tasks, {len(data['runs'])} runs, {len(data['desiq'])} desiq runs, "
         f"{len(data['arena'])} arena ratings; report.md and report.json beside it)"

@@ -153,7 +153,8 @@ def _write_suite(
         ),
     )
     for name, entry in entries.items():
-        typer.echo(f"{short_name(name)}: {values_line(entry, scored[name][1].get('intervals', {}).get('values'))}")
+        intervals = scored[name][1].get("intervals", {}).get("values")
+        typer.echo(f"{short_name(name)}: {values_line(entry, intervals, _undefined(scored[name][1]))}")
     typer.echo("averages: " + " ".join(f"{key}={value}" for key, value in json_safe(summary).items()))
     merged = {
         "methods": {k: v for _, info in scored.values() for k, v in info["methods"].items()},
@@ -215,15 +216,24 @@ def _echo(skipped: list[str], metrics: dict | None, info: dict[str, Any], notes:
     for note in notes:
         typer.echo(f"note: {note}", err=True)
     if metrics is not None:
-        typer.echo(values_line(metrics, info.get("intervals", {}).get("values")))
+        typer.echo(values_line(metrics, info.get("intervals", {}).get("values"), _undefined(info)))
         if "per_dataset" in info:
             typer.echo(f"(mean over the datasets {', '.join(info['per_dataset'])})")
             for name, values in info["per_dataset"].items():
-                typer.echo(f"{name}: {values_line(values)}")
+                typer.echo(f"{name}: {values_line(values, None, info['info'][name].get('undefined'))}")
     typer.echo("how each metric was computed:")
     for key, method in info["methods"].items():
         typer.echo(f"  {key}: {method}")
-    parts = [info["info"]] if "per_dataset" not in info else list(info["info"].values())
-    remarks = {key: value for part in parts for key, value in part.items() if isinstance(value, str)}
+    remarks = {key: value for part in _info_parts(info) for key, value in part.items() if isinstance(value, str)}
     for key, value in remarks.items():
         typer.echo(f"  note, {key}: {value}")
+
+
+def _info_parts(info: dict[str, Any]) -> list[dict[str, Any]]:
+    """The notes of a task's scoring: one part, or one per dataset of a pooled task."""
+    return [info["info"]] if "per_dataset" not in info else list(info["info"].values())
+
+
+def _undefined(info: dict[str, Any]) -> dict[str, str]:
+    """Why each undefined metric of a task has no value (in a pooled task: why in one of its datasets)."""
+    return {key: why for part in _info_parts(info) for key, why in part.get("undefined", {}).items()}

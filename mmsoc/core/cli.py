@@ -4,8 +4,10 @@ Conventions of every command: ``--data`` names a dataset (a folder in the suite'
 file where the command reads one, or ``sample`` for the embedded sample); ``--out`` is where results
 go; ``--config FILE`` gives any of a command's options from a YAML or JSON file (the command line
 wins); results and tables are printed to stdout, progress and notes ("wrote ...") to stderr. Bad input
-ends in one line ``error: ...`` on stderr and exit status 2, never a traceback. A command line in an
-old spelling (:mod:`mmsoc.core.spellings`) still runs, with a note, for one release.
+ends in one line ``error: ...`` on stderr and exit status 2, never a traceback; a run that ended without doing what
+it was asked (:class:`~mmsoc.core.io.RunFailed`) in one such line and exit status 1. Before a command runs, the
+output guard (:mod:`mmsoc.core.outputs`) refuses an output that would overwrite or delete one of its inputs.
+A command line in an old spelling (:mod:`mmsoc.core.spellings`) still runs, with a note, for one release.
 """
 
 from __future__ import annotations
@@ -28,8 +30,11 @@ from typer._click.exceptions import UsageError as ClickUsageError
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from mmsoc.core.config_file import defaults_from, read_config
-from mmsoc.core.io import InputError, UsageError
+from mmsoc.core.extras import missing_extra
+from mmsoc.core.io import InputError, RunFailed, UsageError
+from mmsoc.core.names import shown
 from mmsoc.core.options import option
+from mmsoc.core.outputs import Table, Writes, guard
 from mmsoc.core.registry import nearest, unknown_message
 from mmsoc.core.spellings import rewrite
 from mmsoc.core.startup import quick_exit
@@ -38,8 +43,13 @@ EXPECTED_ERRORS = (UsageError, InputError, OSError, KeyError, ValueError)
 """Failures reported as one line; anything else is a bug and keeps its traceback."""
 
 
-def make_app(name: str, help: str, parts: Sequence[typer.Typer]) -> typer.Typer:
-    """A typer app made of the commands of ``parts`` (each command module's own ``app``)."""
+WRITES_KEY = "mmsoc.writes"
+"""Where the app's table of what each command reads and writes waits for its commands (``Context.meta``)."""
+
+
+def make_app(name: str, help: str, parts: Sequence[typer.Typer], writes: Table) -> typer.Typer:
+    """A typer app made of the commands of ``parts`` (each command module's own ``app``); ``writes``: what
+    each command reads and writes, checked by the output guard before it runs (:mod:`mmsoc.core.outputs`)."""
     app = typer.Typer(
         name=name,
         help=help,
@@ -49,9 +59,10 @@ def make_app(name: str, help: str, parts: Sequence[typer.Typer]) -> typer.Typer:
         pretty_exceptions_enable=False,
     )
 
-    def root() -> None:
+    def root(ctx: typer.Context) -> None:
         # Weight-loading progress bars are noise on a command line (results go to stdout, notes to stderr).
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        ctx.meta[WRITES_KEY] = writes
 
     root.__doc__ = f"Run ``{name} COMMAND --help`` for each command's options."
     app.callback()(root)
@@ -103,8 +114,8 @@ def usage_message(err: ClickUsageError) -> str:
         value, choices = _given(err), _choices(err.param)
         if value is not None and choices:
             close = nearest(value, choices)
-            return f"{_flag(err)} {value!r}: choose {', '.join([*close, *(c for c in choices if c not in close)])}"
-        return f"{_flag(err)}{f' {value!r}' if value is not None else ''}: {one_line(err.message)}"
+            return f"{_flag(err)} {shown(value)}: choose {', '.join([*close, *(c for c in choices if c not in close)])}"
+        return f"{_flag(err)}{f' {shown(value)}' if value is not None else ''}: {one_line(err.message)}"
     if isinstance(err, NoSuchOption) and err.ctx is not None:
         params = err.ctx.command.get_params(err.ctx)
         known = [opt for param in params for opt in (*param.opts, *param.secondary_opts) if opt.startswith("-")]
@@ -139,11 +150,39 @@ def _given(err: BadParameter) -> str | None:
 
 
 class ConfigCommand(TyperCommand):
-    """A command with ``--config FILE`` (:mod:`mmsoc.core.config_file`) besides its own options."""
+    """A command with ``--config FILE`` (:mod:`mmsoc.core.config_file`) besides its own options, whose outputs
+    are guarded (:mod:`mmsoc.core.outputs`) before it runs."""
 
     def __init__(self, *args: Any, **settings: Any) -> None:
         super().__init__(*args, **settings)
         self.params.append(_config_option())
+
+    def invoke(self, ctx: Context) -> Any:
+        table = ctx.meta.get(WRITES_KEY)
+        if isinstance(table, Table) and not ctx.resilient_parsing:
+            try:
+                guard(table, table.rows.get(command_line(ctx), Writes()), ctx.params, self.flag)
+            except EXPECTED_ERRORS as err:
+                echo_error(err)
+                raise typer.Exit(2) from None
+        return super().invoke(ctx)
+
+    def flag(self, name: str) -> str:
+        """The parameter ``name`` as typed: its long flag, or an argument's name in capitals."""
+        for param in self.params:
+            if param.name == name:
+                flags = [opt for opt in param.opts if opt.startswith("--")]
+                return flags[0] if flags else (param.metavar or name).upper()
+        return name
+
+
+def command_line(ctx: Context) -> str:
+    """The command a context runs, as typed after the app's name: ``mmsoc arena pair``."""
+    names: list[str] = []
+    while ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join([ctx.command.name or "", *reversed(names)])
 
 
 def _read_config_file(ctx: typer.Context, value: Path | None) -> None:
@@ -155,7 +194,7 @@ def _read_config_file(ctx: typer.Context, value: Path | None) -> None:
     try:
         defaults = defaults_from(value, ctx.command, read_config(value))
     except EXPECTED_ERRORS as err:
-        typer.echo(f"error: {error_message(err)}", err=True)
+        echo_error(err)
         raise typer.Exit(2) from None
     ctx.default_map = {**(ctx.default_map or {}), **defaults}
 
@@ -201,8 +240,14 @@ def _one_line_errors(function: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         try:
             return function(*args, **kwargs)
-        except EXPECTED_ERRORS as err:
+        except RunFailed as err:
             typer.echo(f"error: {error_message(err)}", err=True)
+            raise typer.Exit(1) from None
+        except EXPECTED_ERRORS as err:
+            echo_error(err)
+            raise typer.Exit(2) from None
+        except ModuleNotFoundError as err:
+            typer.echo(f"error: {missing_extra(err)}", err=True)
             raise typer.Exit(2) from None
 
     guarded.__guarded__ = True  # type: ignore[attr-defined]
@@ -212,6 +257,15 @@ def _one_line_errors(function: Callable[..., Any]) -> Callable[..., Any]:
 def commands() -> typer.Typer:
     """The ``app`` a command module registers its commands on."""
     return typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+
+def echo_error(err: BaseException) -> None:
+    """``error: ...`` in one line on stderr, the last; the error's ``detail`` (a UsageError's), where it has
+    one, on the line before."""
+    detail = getattr(err, "detail", None)
+    if detail:
+        typer.echo(one_line(detail), err=True)
+    typer.echo(f"error: {error_message(err)}", err=True)
 
 
 def error_message(err: BaseException) -> str:
@@ -231,7 +285,10 @@ def run_cli(app: typer.Typer) -> None:
     try:
         app()
     except EXPECTED_ERRORS as err:
-        print(f"error: {error_message(err)}", file=sys.stderr)
+        echo_error(err)
+        sys.exit(2)
+    except ModuleNotFoundError as err:
+        print(f"error: {missing_extra(err)}", file=sys.stderr)
         sys.exit(2)
 
 

@@ -8,7 +8,6 @@ repeatable option or a variadic argument takes a list (a single value is a list 
 
 from __future__ import annotations
 
-import difflib
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typer.core import TyperArgument, TyperCommand, TyperOption
 
 from mmsoc.core import jsonvalues
 from mmsoc.core.io import InputError, UsageError, read_text
+from mmsoc.core.registry import unknown_message
 
 Parameter = TyperOption | TyperArgument
 ONE_VALUE_HINT = " (several values of one option are comma-separated)"
@@ -75,8 +75,7 @@ def defaults_from(path: Path, command: TyperCommand, values: dict[str, Any]) -> 
     for key, value in values.items():
         param = names.get(key.replace("-", "_"))
         if param is None:
-            known = ", ".join(_nearest(key, names))
-            raise InputError(path, f"'{key}' is not an option of this command (known: {known})")
+            raise InputError(path, unknown_message("option", key, _keys(names), where="of this command"))
         defaults[param.name or key] = _shaped(path, key, param, value)
     return defaults
 
@@ -93,15 +92,9 @@ def _names(command: TyperCommand) -> dict[str, Parameter]:
     return names
 
 
-def _nearest(key: str, names: dict[str, Parameter]) -> list[str]:
-    """The keys a file may use, one per parameter (as the flag is spelt), the most like ``key`` first."""
-    shown = {param.name: _shown(param) for param in names.values()}
-    wanted = key.replace("-", "_")
-
-    def likeness(name: str) -> float:
-        return difflib.SequenceMatcher(None, wanted, name.replace("-", "_")).ratio()
-
-    return sorted(shown.values(), key=likeness, reverse=True)
+def _keys(names: dict[str, Parameter]) -> list[str]:
+    """The keys a file may use, one per parameter, as its flag is spelt."""
+    return list(dict.fromkeys(_shown(param) for param in names.values()))
 
 
 def _shown(param: Parameter) -> str:

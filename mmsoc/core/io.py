@@ -21,7 +21,15 @@ from mmsoc.core import jsonvalues
 
 class UsageError(Exception):
     """A failure the user can act on (a taken folder, an unreachable hub, a model that cannot do this):
-    the command line reports it in one line."""
+    the command line reports it in one line, and ``detail`` (what a short line leaves out) on a second."""
+
+    def __init__(self, message: str, detail: str | None = None):
+        super().__init__(message)
+        self.detail = detail
+
+
+class RunFailed(Exception):
+    """A run that ended, its files written, without doing what it was asked: exit status 1 (runners.failures)."""
 
 
 class InputError(ValueError):

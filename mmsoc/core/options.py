@@ -28,6 +28,7 @@ VOCABULARY: dict[str, str] = {
     "--limit": "At most this many items per task (questions, in desiq)",
     "--model": "What answers: a backend (see `mmsoc list models`) or a model folder the command trained",
     "--adapter": "A peft (LoRA) adapter folder applied to --model",
+    "--revision": "The hub revision (branch, tag or commit) of --model to load; its commit goes into provenance.json",
     "--seed": "Seed of every random choice (same seed, same bytes)",
     "--seeds": "Comma-separated sampling seeds, one pass each (the paper's: 0,1,2)",
     "--progress/--no-progress": "Show progress on stderr",
@@ -66,6 +67,8 @@ VOCABULARY: dict[str, str] = {
     "use, shared among the run's processes on this machine, at most 8); in runtime.json",
     "--text-length": "Words of a news text kept (misinformation; MM-Soc's truncate_input with "
     "--text_input_length 128, the paper's default); 0 keeps the whole text",
+    "--max-failures": "Items a run may fail (a number, or a percentage of its items: 5%) and still exit 0; with "
+    "more it exits 1, as a run in which no item succeeded does",
     "--fast-metrics": "Skip the model-based metrics (BERTScore, embedding similarity)",
     "--text-encoder": "A text encoder (hub id or folder): the sentence model of BERTScore and embedding "
     "similarity, or the frozen text encoder of the paper's T5-fusion",
@@ -117,6 +120,8 @@ VOCABULARY: dict[str, str] = {
     "--answer": "How an answer is chosen: loglik (each option's log-likelihood) or generate (a written answer, parsed)",
     "--prefix-cache": "auto: score and generate the questions that share media from one shared prefix where the "
     "family allows; off: every row whole",
+    "--prefix-memory": "GiB the shared prefix path may use for its caches and passes (default: what is free on "
+    "the device); a video whose prefix alone does not fit runs whole",
     "--num-frames": "Frames sampled from each video",
     "--fps": "Sample a frame every 1/FPS seconds instead",
     "--video-as": "How video reaches the model: video (the processor's video input), frames (several images) or "
@@ -124,7 +129,12 @@ VOCABULARY: dict[str, str] = {
     "--cache-dir": "Feature cache folder (default: features/ under $MMSOC_CACHE, else ~/.cache/mmsoc)",
     "--modality": "Only this modality",
     "--subset": "Also each run on a subset beside its full set: a per_item.jsonl of `desiq probe --per-item`",
-    "--blind-proof": "per_item.jsonl of `desiq probe --per-item`: keep the questions no blind probe answers",
+    "--blind-proof": "per_item.jsonl of `desiq probe --per-item`: its blind probes' picks, held at chance on the "
+    "subset (dropped, with --method unsolved)",
+    "--method": "How the blind-proof subset is chosen: balanced (every shortcut family at chance, options "
+    "reordered), aflite (Le Bras et al., 2020) or unsolved (what no flagged probe answers)",
+    "--tolerance": "Accuracy points from chance that every family may lie on the subset",
+    "--min-keep": "The fewest questions a subset keeps; with no such subset within --tolerance, nothing is written",
     # bias probes and T5-fusion
     "--train": "Training QA file (with --eval, instead of --data)",
     "--eval": "QA file to score",
@@ -188,4 +198,5 @@ MinEffect = Annotated[float, option("--min-effect", min=0.0)]
 Device = Annotated[str, option("--device")]
 Dtype = Annotated[str, option("--dtype")]
 Adapter = Annotated[str | None, option("--adapter")]
+Revision = Annotated[str | None, option("--revision")]
 BatchSize = Annotated[int, option("--batch-size", min=1)]

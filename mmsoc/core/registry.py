@@ -16,6 +16,7 @@ import pkgutil
 from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
+from mmsoc.core.names import shown
 from mmsoc.core.plugins import BUILT_IN, PluginError, plugins
 
 T = TypeVar("T")
@@ -37,7 +38,7 @@ def unknown_message(noun: str, name: str, known: Iterable[str], where: str = "")
     known = list(known)
     close = nearest(name, known)
     hint = f"; nearest: {', '.join(close)}" if close else ""
-    return f"unknown {noun} {name!r}{' ' + where if where else ''}{hint}; known: {', '.join(known) or 'none'}"
+    return f"unknown {noun} {shown(name)}{' ' + where if where else ''}{hint}; known: {', '.join(known) or 'none'}"
 
 
 class Registry(Generic[T]):

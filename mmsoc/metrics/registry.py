@@ -44,6 +44,9 @@ class Metric:
     """Where a ``desiq eval`` metrics.json writes its 95% interval over videos (empty: no interval there)."""
     paper: str = ""
     """The paper's name for it where the paper calls it otherwise, shown beside the key in reports."""
+    undefined: str = ""
+    """When it can have no value, why, in words (``the references hold one class``); printed as ``KEY undefined:
+    WHY``, in metrics.json beside its null and in reports (empty: ``no value on these items``)."""
 
     def label(self) -> str:
         """The key, with the paper's name beside it where the paper calls it otherwise."""
@@ -116,6 +119,12 @@ def metric_label(kind: str, key: str) -> str:
     """How a report names the metric ``key`` of task kind ``kind`` (:meth:`Metric.label`; a key the kind does
     not declare, as it is)."""
     return next((metric.label() for metric in metrics_for(kind) if metric.key == key), key)
+
+
+def why_undefined(kind: str, key: str) -> str:
+    """Why the metric ``key`` of task kind ``kind`` has no value, in words (:attr:`Metric.undefined`)."""
+    found = next((metric.undefined for metric in metrics_for(kind) if metric.key == key), "")
+    return found or "no value on these items"
 
 
 def all_keys() -> list[str]:

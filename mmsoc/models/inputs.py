@@ -13,6 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from mmsoc.core.names import cannot_load
 from mmsoc.models.base import GenerationSettings, Request
 from mmsoc.models.families import Family
 from mmsoc.models.registry import ModelOptions
@@ -49,9 +50,7 @@ class ModelInputs:
             config = AutoConfig.from_pretrained(model_id_or_dir)
             processor = AutoProcessor.from_pretrained(model_id_or_dir)
         except (OSError, ValueError) as err:
-            raise OSError(
-                f"cannot load model {model_id_or_dir!r} (a local folder or a reachable hub id): {err}"
-            ) from err
+            raise cannot_load(model_id_or_dir, err) from err
         processor.tokenizer.padding_side = "left"
         text = config.get_text_config() if hasattr(config, "get_text_config") else config
         seq2seq = bool(getattr(config, "is_encoder_decoder", False) or getattr(text, "is_encoder_decoder", False))

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from mmsoc.core.io import UsageError
+from mmsoc.core.names import cannot_load
 from mmsoc.core.startup import loading
 from mmsoc.models.families import Family, detect_family
 
@@ -151,7 +152,7 @@ def load_hf_model(
             attn_implementation=attn_implementation,
         )
     except (OSError, ValueError) as err:  # missing files, or a folder transformers cannot read
-        raise OSError(f"cannot load model {model_id_or_dir!r} (a local folder or a reachable hub id): {err}") from err
+        raise cannot_load(model_id_or_dir, err) from err
     family, info = detect_family(model.config), load_info(model, device_map)
     if adapter:
         from peft import PeftModel

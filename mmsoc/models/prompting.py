@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmsoc.core.names import cannot_load
 from mmsoc.models.base import Part
 from mmsoc.models.families import FIXED_FORMATS, Family, chat_content, fixed_prompt
 
@@ -118,5 +119,5 @@ def describe_format(model_id_or_dir: str, chat_template: str | None = None) -> d
         config = AutoConfig.from_pretrained(model_id_or_dir)
         processor = AutoProcessor.from_pretrained(model_id_or_dir)
     except (OSError, ValueError) as err:
-        raise OSError(f"cannot load model {model_id_or_dir!r} (a local folder or a reachable hub id): {err}") from err
+        raise cannot_load(model_id_or_dir, err) from err
     return prompt_format(detect_family(config), processor, chat_template).describe()

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from mmsoc.core.names import cannot_load
+
 VIDEO_INPUTS = ("video", "frames", "grid")
 QWEN_CAP = {"cap_pixels_per_frame": True}
 """Qwen video processors: cap each frame's pixels as the reference preprocessing (qwen-vl-utils) does,
@@ -139,5 +141,5 @@ def describe(model_id_or_dir: str, video_as: str | None = None) -> MediaRecipe:
             else AutoProcessor.from_pretrained(model_id_or_dir)
         )
     except (OSError, ValueError) as err:
-        raise OSError(f"cannot load model {model_id_or_dir!r} (a local folder or a reachable hub id): {err}") from err
+        raise cannot_load(model_id_or_dir, err) from err
     return recipe_for(config, processor, video_as)

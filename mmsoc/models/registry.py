@@ -68,6 +68,8 @@ class ModelOptions:
     """``neutral``: decode with exactly the run's settings; ``checkpoint``: start from its generation_config.json."""
     prefix_cache: str = "auto"
     """``auto``: score and generate from one shared prefix per media set where the family allows; ``off``."""
+    prefix_memory: float | None = None
+    """GiB the shared prefix path may use (default: what is free on the model's device)."""
     max_context: int | None = None
     """Tokens the model may be given (default: the language model's own context, where its config says)."""
     batch_size: int | str = 8

@@ -17,6 +17,7 @@ from mmsoc.report.overview import add_sources
 from mmsoc.report.render import to_html, to_markdown
 from mmsoc.report.runs import Run, load_runs
 from mmsoc.report.sources import Sources, load_sources
+from mmsoc.report.what_ran import what_ran
 
 __all__ = [
     "Report",
@@ -57,6 +58,7 @@ def write_report(
         raise ValueError("no run folder given")
     report = build_report(sources.mmsoc, settings)
     add_sources(report.data, sources)
+    report.data["what_ran"] = what_ran(sources)
     report.data = json_safe(report.data)
     blocks = layout(report)
     out = Path(out)

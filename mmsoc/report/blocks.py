@@ -38,13 +38,21 @@ class Figure:
 
 
 @dataclass(frozen=True)
+class Details:
+    """A table folded away under a one-line summary (``<details>``, in report.md as in report.html)."""
+
+    summary: str
+    table: Table
+
+
+@dataclass(frozen=True)
 class Contents:
     """Links to the headings that carry an anchor: (level, text, anchor)."""
 
     entries: list[tuple[int, str, str]] = field(default_factory=list)
 
 
-Block = Heading | Text | Table | Figure | Contents
+Block = Heading | Text | Table | Figure | Contents | Details
 
 
 def fmt(value: object, digits: int = 3) -> str:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from sklearn.metrics import confusion_matrix
@@ -13,11 +14,12 @@ from mmsoc import __version__
 from mmsoc.core.progress import steps, track
 from mmsoc.metrics.datasets import dataset_rows
 from mmsoc.metrics.labels import INVALID, canonical_label
-from mmsoc.metrics.registry import all_keys
+from mmsoc.metrics.registry import all_keys, why_undefined
 from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
 from mmsoc.metrics.verdict import DIFFERENCE_WORDS, MIN_CLUSTERS, enough, interval_verdict, read_finding
 from mmsoc.report.methods import methods, metric_order
 from mmsoc.report.runs import Run, RunRow
+from mmsoc.report.score_info import info_counts
 from mmsoc.runners.summary import success_rates
 from mmsoc.tasks import TaskScores, get_task, kind_of, score_task_detailed, task_ids
 from mmsoc.tasks.registry import TASKS
@@ -245,8 +247,8 @@ def _lengths(cells: dict[str, Cell]) -> dict[str, np.ndarray] | None:
     return {**runs, "reference": first.reference_lengths}
 
 
-def _metric_cells(cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dict[str, dict]:
-    """Value, interval (none from too few items) and spread over seeds of every metric of ``cell`` on ``rows``."""
+def _metric_cells(kind: str, cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dict[str, dict]:
+    """Each metric on ``rows``: value, interval (none from too few items), spread over seeds, why it has no value."""
     out: dict[str, dict] = {}
     counts: dict[int, list[np.ndarray]] = {}
     for key in cell.metric_keys():
@@ -259,6 +261,8 @@ def _metric_cells(cell: Cell, rows: np.ndarray, settings: ReportSettings) -> dic
             "high": high,
             "seed_std": float(np.std(seed_values, ddof=1)) if len(seed_values) > 1 else None,
         }
+        if not math.isfinite(point):
+            out[key]["undefined"] = why_undefined(kind, key)
     return out
 
 
@@ -284,8 +288,8 @@ def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, mis
             **cell.success,
             "missing_items": len(all_ids) - len(cell.ids),
             "items_missing_for_some_seeds": cell.partial_items,
-            "metrics": _metric_cells(cell, np.arange(len(cell.ids)), settings),
-            "info": _info_counts(cell.scores),
+            "metrics": _metric_cells(spec.kind, cell, np.arange(len(cell.ids)), settings),
+            "info": info_counts(cell.scores),
         }
         if cell.datasets:
             entry["runs"][name]["averaged_over"] = list(cell.datasets)
@@ -293,20 +297,11 @@ def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, mis
                 dataset: {
                     "n": len(rows),
                     **cell.dataset_success[dataset],
-                    "metrics": _metric_cells(cell, rows, settings),
+                    "metrics": _metric_cells(spec.kind, cell, rows, settings),
                 }
                 for dataset, rows in cell.datasets.items()
             }
     return entry
-
-
-def _info_counts(scores: list[TaskScores]) -> dict[str, int]:
-    """Counts noted while scoring (invalid answers, unknown tags, empty responses), summed over seeds."""
-    return {
-        key: int(sum(cast(int, s.info[key]) for s in scores))
-        for key, value in scores[0].info.items()
-        if isinstance(value, int)
-    }
 
 
 def _confusion(task: str, cell: Cell) -> dict:

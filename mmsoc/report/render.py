@@ -10,9 +10,21 @@ from __future__ import annotations
 import html
 
 from mmsoc.core.markdown import md_text
-from mmsoc.report.blocks import Block, Contents, Figure, Heading, Table, Text, fmt, slug
+from mmsoc.report.blocks import Block, Contents, Details, Figure, Heading, Table, Text, fmt, slug
 
-__all__ = ["Block", "Contents", "Figure", "Heading", "Table", "Text", "fmt", "slug", "to_html", "to_markdown"]
+__all__ = [
+    "Block",
+    "Contents",
+    "Details",
+    "Figure",
+    "Heading",
+    "Table",
+    "Text",
+    "fmt",
+    "slug",
+    "to_html",
+    "to_markdown",
+]
 
 
 def _md_table(table: Table) -> str:
@@ -37,6 +49,10 @@ def to_markdown(blocks: list[Block]) -> str:
             out.append(md_text(block.text, paragraph=True))
         elif isinstance(block, Table):
             out.append(_md_table(block))
+        elif isinstance(block, Details):
+            out.append(
+                f"<details><summary>{html.escape(block.summary)}</summary>\n\n{_md_table(block.table)}\n\n</details>"
+            )
         elif isinstance(block, Contents):
             out.append(
                 "**Contents**\n\n"
@@ -89,6 +105,8 @@ def to_html(blocks: list[Block]) -> str:
             body.append(f"<p>{esc(block.text)}</p>")
         elif isinstance(block, Table):
             body.append(_html_table(block))
+        elif isinstance(block, Details):
+            body.append(f"<details><summary>{esc(block.summary)}</summary>{_html_table(block.table)}</details>")
         elif isinstance(block, Contents):
             items = "".join(
                 f'<li class="level{level}"><a href="#{esc(anchor)}">{esc(text)}</a></li>'

@@ -9,6 +9,7 @@ narrow. The intervals are the ones the run already wrote (``ci95`` of ``metrics.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +19,8 @@ if TYPE_CHECKING:
 
 
 def interval_text(interval: Sequence[float | None] | None, digits: int = 4) -> str:
-    """``[0.1234, 0.5678]``; ``-`` without an interval (or with an undefined end)."""
-    if not interval or any(end is None for end in interval):
+    """``[0.1234, 0.5678]``; ``-`` without an interval (or with an undefined end: None or NaN)."""
+    if not interval or any(end is None or not math.isfinite(end) for end in interval):
         return "-"
     low, high = interval
     return f"[{low:.{digits}f}, {high:.{digits}f}]"
@@ -73,12 +74,17 @@ def print_whole(
     console.out("\n".join(lines), highlight=False)
 
 
+def undefined_text(key: str, why: str | None) -> str:
+    """``auc undefined: the references hold one class`` (``auc undefined`` without a reason)."""
+    return f"{key} undefined" + (f": {why}" if why else "")
+
+
 def headline_text(headline: str, entry: dict[str, Any]) -> str:
-    """``macro_f1 0.4321 [0.4012, 0.4655]`` (``± std`` over seeds where there are several), ``-`` when
-    the headline is undefined; in place of the interval, why there is none (``ci95_note``: too few items)."""
+    """``macro_f1 0.4321 [0.4012, 0.4655]`` (``± std`` over seeds where there are several), or why the headline
+    is undefined (``undefined_text``); in place of the interval, why there is none (``ci95_note``: too few items)."""
     value = entry["metrics"].get(headline)
     if value is None:
-        return "-"
+        return undefined_text(headline, entry.get("undefined", {}).get(headline))
     spread = entry.get("metrics_std", {}).get(headline)
     shown = f"{headline} {value:.4f}" + (f" ± {spread:.4f}" if spread is not None else "")
     if entry.get("ci95_note"):
@@ -114,12 +120,20 @@ def print_eval_summary(metrics: dict[str, dict[str, Any]], console: Console | No
     print_whole(EVAL_HEADERS, eval_summary_rows(metrics), console)
 
 
-def values_line(metrics: Mapping[str, object], intervals: dict[str, Sequence[float | None]] | None = None) -> str:
+def values_line(
+    metrics: Mapping[str, object],
+    intervals: dict[str, Sequence[float | None]] | None = None,
+    undefined: Mapping[str, str] | None = None,
+) -> str:
     """``key=value`` for each metric, its 95% interval beside it where ``intervals`` has one (``mmsoc score``:
-    the ``intervals.values`` of score_info.json)."""
-    parts = []
+    the ``intervals.values`` of score_info.json); then each metric without a value and why (``undefined``, by
+    key): ``; auc undefined: the references hold one class``."""
+    parts, missing = [], []
     for key, value in metrics.items():
+        if value is None:
+            missing.append(undefined_text(key, (undefined or {}).get(key)))
+            continue
         shown = f"{key}={value:.4f}" if isinstance(value, float) else f"{key}={value}"
         interval = (intervals or {}).get(key)
         parts.append(f"{shown} {interval_text(interval)}" if interval else shown)
-    return " ".join(parts)
+    return "; ".join([" ".join(parts), *missing])

@@ -22,6 +22,7 @@ from mmsoc.core.records import Example
 from mmsoc.core.runfolder import RunFolder
 from mmsoc.models.base import GenerationSettings, Model, Prepares, Request, Text
 from mmsoc.runners.config import RunConfig
+from mmsoc.runners.failures import MaxFailures, Tally
 
 GROWABLE = ("limit",)
 """A run folder's item limit may grow between runs (more items are added), never shrink."""
@@ -213,8 +214,11 @@ def run_eval(
     modalities: frozenset[str] = frozenset({"text"}),
     threads: int | None = None,
     log_prompts: bool = False,
+    max_failures: MaxFailures | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Run (or resume) an evaluation into ``run_dir``; the main process returns its metrics (others {}).
+    """Run (or resume) an evaluation into ``run_dir``; the main process returns its metrics (others {}), or
+    raises RunFailed (:mod:`mmsoc.runners.failures`) once they are written when no item succeeded or more
+    failed than ``max_failures`` allows.
 
     ``prompts`` (task -> (text, version), default: the table's) must match ``config.prompt_version``.
     Items whose image is missing are skipped (and recorded in problems.jsonl) when the model reads
@@ -225,8 +229,9 @@ def run_eval(
     ``threads``: torch intra-op threads of each process (default: :func:`~mmsoc.core.threads.default_threads`).
     ``batch_size``: requests per call, or ``auto`` (:mod:`mmsoc.core.batching`). ``log_prompts``: rows
     carry the exact prompt. ``runtime.json`` records the number of processes, the predictions each one
-    made, the threads, the batch size each used and how the model was loaded.
+    made, the threads, the batch size each used, how the model was loaded and how many items failed.
     """
+    from mmsoc.core.cli import note
     from mmsoc.core.distributed import run_state
     from mmsoc.core.threads import default_threads
 
@@ -240,7 +245,7 @@ def run_eval(
     with ExitStack() as stack:
         if state.is_main_process:
             stack.enter_context(folder.lock())
-        return _run(
+        metrics, tally = _run(
             config,
             folder,
             work,
@@ -254,6 +259,10 @@ def run_eval(
             threads or default_threads(),
             log_prompts,
         )
+    said = tally.verdict(max_failures) if tally is not None else None
+    if said:
+        note(said)
+    return metrics
 
 
 def _run(
@@ -269,12 +278,14 @@ def _run(
     limit: int | None,
     threads: int,
     log_prompts: bool,
-) -> dict[str, dict[str, Any]]:
+) -> tuple[dict[str, dict[str, Any]], Tally | None]:
+    """The metrics and the tally of the items (the main process's; others: {} and None)."""
     from mmsoc.core.distributed import run_state
     from mmsoc.core.threads import use_threads
     from mmsoc.runners.summary import summarize
 
     state = run_state()
+    planned = [w.key for w in work]
     identity = {**config.to_json(), "limit": limit}
     if state.is_main_process:
         folder.check(identity, GROWABLE)
@@ -288,7 +299,7 @@ def _run(
     model = make_model() if mine else None  # a model that fails to load leaves RUN_DIR unclaimed
     use_threads(threads)  # again, should loading the model have changed them
     if state.is_main_process:
-        folder.claim(identity, GROWABLE)
+        folder.claim(identity, GROWABLE, loaded=_model_runtime(model))
     state.wait_for_everyone()
     runtime: list[dict[str, Any]] = []
     predicted = 0
@@ -314,11 +325,9 @@ def _run(
         sizes, loaded = gather_object(sizes), gather_object(loaded)
     state.wait_for_everyone()
     metrics: dict[str, dict[str, Any]] = {}
+    tally = None
     if state.is_main_process:
-        order = [w.key for w in work]
-        asked = set(order)
-        rows = [row for row in folder.merge(order) if folder.key(row) in asked]
-        folder.write_problems(problems + runtime)
+        rows, tally = _logged(folder, planned, work, problems + runtime)
         folder.write_runtime(
             {
                 "processes": state.num_processes,
@@ -328,12 +337,26 @@ def _run(
                 "batch_size_used": sizes,
                 "model": loaded,
                 "log_prompts": log_prompts,
+                **tally.to_json(),
             }
         )
         metrics = summarize(rows, config.tasks, fast=fast_metrics, progress=progress)
         folder.write_metrics(metrics)
     state.wait_for_everyone()
-    return metrics
+    return metrics, tally
+
+
+def _logged(
+    folder: RunFolder, planned: list[tuple[str, str, int | None]], asked: list[WorkItem], problems: list[dict[str, str]]
+) -> tuple[list[dict[str, Any]], Tally]:
+    """The rows of the items ``asked`` (the log merged in their order) and problems.jsonl written; the tally of the
+    items ``planned`` (those skipped before they were asked among them)."""
+    order = [w.key for w in asked]
+    wanted = set(order)
+    rows = [row for row in folder.merge(order) if folder.key(row) in wanted]
+    folder.write_problems(problems)
+    reasons = [((p["task"], p["id"]), p["problem"]) for p in problems]
+    return rows, Tally.of(planned, {folder.key(row) for row in rows}, reasons, lambda key: key[:2])
 
 
 def _askable(work: list[WorkItem], problems: list[dict[str, str]], modalities: frozenset[str]) -> list[WorkItem]:

@@ -9,7 +9,8 @@ paper averages OCR over Hateful Memes and Memotion. ``ci95`` holds the 95% inter
 resampled within each dataset of a pooled task, the seeds resampled too when there are several), absent
 where the metric has no per-item statistics. From fewer than ``MIN_CLUSTERS`` items there is no interval
 (``mmsoc.metrics.verdict``): ``ci95`` is null and ``ci95_note`` says why in the verdicts' words (``too few items to
-tell (2 items), at least 10 needed``).
+tell (2 items), at least 10 needed``). ``undefined`` names each metric without a value (null) and why, in
+words (``{"auc": "the references hold one class"}``).
 """
 
 from __future__ import annotations
@@ -89,8 +90,8 @@ def _task_entry(task: str, seeds: dict[Any, list[dict[str, Any]]], fast: bool) -
             for name, part in rows_by_dataset.items()
         }
     entry.update(_interval_entry(get_task(task).headline, list(stats.values()), entry["n"]))
-    if undefined_metrics(entry["metrics"]):
-        entry["undefined"] = undefined_metrics(entry["metrics"])
+    if undefined_metrics(entry["metrics"], task):
+        entry["undefined"] = undefined_metrics(entry["metrics"], task)
     return entry
 
 

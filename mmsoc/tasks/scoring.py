@@ -64,7 +64,7 @@ def score_task_averaged(
     fast: bool = False,
 ) -> tuple[dict[str, float | int], dict[str, TaskScores]]:
     """The metrics ``mmsoc score`` and metrics.json report and the scores they come from; an undefined metric
-    (NaN) is None, with the reason in the scores' ``info["undefined"]``.
+    (NaN) is None, with why in words in the scores' ``info["undefined"]`` (:func:`undefined_metrics`).
 
     A task that pools datasets (OCR) whose ``ids`` all read ``dataset/item`` (a dataset of the task's
     sources) is scored on each dataset, and its metrics are the mean over them, as the paper averages
@@ -74,7 +74,7 @@ def score_task_averaged(
     rows = dataset_rows(ids, get_task(task_id).sources) if ids is not None else {}
     if not rows:
         scores = score_task_detailed(task_id, predictions, references, text_encoder=text_encoder, fast=fast)
-        return _null_undefined(scores.metrics, scores.info), {"": scores}
+        return _null_undefined(scores.metrics, scores.info, task_id), {"": scores}
     parts = {
         name: score_task_detailed(
             task_id, [predictions[i] for i in part], [references[i] for i in part], text_encoder=text_encoder, fast=fast
@@ -82,26 +82,24 @@ def score_task_averaged(
         for name, part in rows.items()
     }
     for part in parts.values():
-        part.metrics = _null_undefined(part.metrics, part.info)
-    return _null_undefined(mean_over_datasets([part.metrics for part in parts.values()]), {}), parts
+        part.metrics = _null_undefined(part.metrics, part.info, task_id)
+    return _null_undefined(mean_over_datasets([part.metrics for part in parts.values()]), {}, task_id), parts
 
 
-UNDEFINED = (
-    "no value on these items (the metric is NaN here: e.g. a correlation where the predictions or the "
-    "references are all equal, an AUC over one class); written as null"
-)
+def undefined_metrics(metrics: Mapping[str, object], task_id: str) -> dict[str, str]:
+    """The metrics of ``metrics`` that are null (undefined), each with why in words
+    (:func:`mmsoc.metrics.registry.why_undefined`: ``{"auc": "the references hold one class"}``)."""
+    from mmsoc.metrics.registry import why_undefined
+
+    kind = get_task(task_id).kind
+    return {key: why_undefined(kind, key) for key, value in metrics.items() if value is None}
 
 
-def undefined_metrics(metrics: Mapping[str, object]) -> dict[str, str]:
-    """The metrics of ``metrics`` that are null (undefined), each with :data:`UNDEFINED` as the reason."""
-    return {key: UNDEFINED for key, value in metrics.items() if value is None}
-
-
-def _null_undefined(metrics: dict[str, Any], info: dict[str, object]) -> dict[str, Any]:
-    """``metrics`` with NaN and infinities (undefined values) as None, noted in ``info["undefined"]``."""
+def _null_undefined(metrics: dict[str, Any], info: dict[str, object], task_id: str) -> dict[str, Any]:
+    """``metrics`` with NaN and infinities (undefined values) as None, why noted in ``info["undefined"]``."""
     out = {
         key: None if isinstance(value, float) and not math.isfinite(value) else value for key, value in metrics.items()
     }
-    if undefined_metrics(out):
-        info["undefined"] = f"{', '.join(undefined_metrics(out))}: {UNDEFINED}"
+    if undefined_metrics(out, task_id):
+        info["undefined"] = undefined_metrics(out, task_id)
     return out

@@ -39,6 +39,7 @@ GROUP = MetricGroup(
             True,
             "equal to scikit-learn roc_auc_score of the 0/1 indicator of the predicted label, one-vs-rest, "
             "macro over classes with both positive and negative items",
+            undefined="the references hold one class",
         ),
     ),
     compute,

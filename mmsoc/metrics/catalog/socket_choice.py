@@ -12,6 +12,7 @@ from __future__ import annotations
 from mmsoc.metrics.registry import GroupResult, Metric, MetricGroup
 from mmsoc.metrics.suite_inputs import ChoiceInput
 
+_NONE_READ = "no answer could be read"
 _DROPPED = (
     "scikit-learn precision_recall_fscore_support(average='macro') macro-F1 over the answers read, "
     "missing answers dropped, as eval.py's default; computed by mmsoc from per-item confusion cells"
@@ -57,10 +58,16 @@ GROUP = MetricGroup(
     "socket_choice",
     ("socket_cls", "socket_pair"),
     (
-        Metric("f1", True, _DROPPED + "; official reader", ("scikit-learn",)),
+        Metric("f1", True, _DROPPED + "; official reader", ("scikit-learn",), undefined=_NONE_READ),
         Metric("hit_rate", True, "share of answers the official reader could read (eval.py hit_rate)"),
         Metric("f1_penalized", True, _PENALIZED + "; official reader"),
-        Metric("f1_lenient", True, _DROPPED + "; lenient reader (longest option first, whole emoji)", ("emoji",)),
+        Metric(
+            "f1_lenient",
+            True,
+            _DROPPED + "; lenient reader (longest option first, whole emoji)",
+            ("emoji",),
+            undefined=_NONE_READ,
+        ),
         Metric("hit_rate_lenient", True, "share of answers the lenient reader could read"),
         Metric("f1_lenient_penalized", True, _PENALIZED + "; lenient reader"),
     ),

@@ -8,6 +8,8 @@ from __future__ import annotations
 from mmsoc.metrics.registry import GroupResult, Metric, MetricGroup
 from mmsoc.metrics.suite_inputs import NumberInput
 
+_FLAT = "fewer than two answers were read, or the answers read or their references are all equal"
+_FLAT_PENALIZED = "the answers (missing ones read as 0) or the references are all equal"
 _R = (
     "Pearson r (pandas Series.corr) of the numbers read and the gold scores, missing answers dropped; "
     "computed by mmsoc from per-item sums"
@@ -36,13 +38,21 @@ GROUP = MetricGroup(
     "socket_regression",
     ("socket_reg",),
     (
-        Metric("corr_original", True, _R),
-        Metric("corr_score", True, "(r + 1) / 2 of corr_original (eval.py corr_score; the paper's regression score)"),
+        Metric("corr_original", True, _R, undefined=_FLAT),
+        Metric(
+            "corr_score",
+            True,
+            "(r + 1) / 2 of corr_original (eval.py corr_score; the paper's regression score)",
+            undefined=_FLAT,
+        ),
         Metric("hit_rate", True, "share of answers with exactly one number (eval.py hit_rate)"),
         Metric(
-            "corr_original_penalized", True, "Pearson r with missing answers read as 0 (eval.py --penalize_missing)"
+            "corr_original_penalized",
+            True,
+            "Pearson r with missing answers read as 0 (eval.py --penalize_missing)",
+            undefined=_FLAT_PENALIZED,
         ),
-        Metric("corr_score_penalized", True, "(r + 1) / 2 with missing answers read as 0"),
+        Metric("corr_score_penalized", True, "(r + 1) / 2 with missing answers read as 0", undefined=_FLAT_PENALIZED),
     ),
     compute,
     order=70,

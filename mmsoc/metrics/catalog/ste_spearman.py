@@ -6,6 +6,8 @@ from __future__ import annotations
 from mmsoc.metrics.registry import GroupResult, Metric, MetricGroup
 from mmsoc.metrics.suite_inputs import NumberInput
 
+_TIED = "fewer than two items, or the answers or the references are all equal"
+
 
 def compute(data: NumberInput) -> GroupResult:
     from mmsoc.metrics.suite_stats import spearman_stat
@@ -26,9 +28,14 @@ GROUP = MetricGroup(
             "Spearman's rho (scipy.stats.spearmanr, average ranks for ties) capped below at 0, the "
             "paper's score; computed by mmsoc with resample weights",
             ("scipy",),
+            undefined=_TIED,
         ),
         Metric(
-            "spearman_script", True, "Spearman's rho uncapped (tweet_intimacy.py / tweet_similarity.py)", ("scipy",)
+            "spearman_script",
+            True,
+            "Spearman's rho uncapped (tweet_intimacy.py / tweet_similarity.py)",
+            ("scipy",),
+            undefined=_TIED,
         ),
     ),
     compute,

@@ -122,6 +122,10 @@ def continuation_loglik(
     start, context_ids = context
     if ids is not None and context_ids is not None:
         start = next((i for i, (a, b) in enumerate(zip(context_ids, ids)) if a != b), min(len(context_ids), len(ids)))
+    if start >= len(logprobs):
+        raise ValueError(
+            f"{where}: the server's prompt_logprobs end at position {len(logprobs)}, before the option (from {start})"
+        )
     total = 0.0
     for position in range(start, len(logprobs)):
         entry = logprobs[position] or {}

@@ -2,7 +2,7 @@
 and each item's tries counted in all.
 
 Every HTTP attempt of the ``openai`` client goes through
-:class:`~mmsoc.models.backends.api_transport.LimitedTransport` within the run's :class:`CallLimits`: once
+:class:`~mmsoc.models.backends._api_transport.LimitedTransport` within the run's :class:`CallLimits`: once
 ``--deadline`` has passed no attempt is sent, and the time limits of one still sent are cut to what is left;
 an answer's body is read for at most ``--request-timeout`` seconds in all (a server that trickles bytes is
 timed out like one that sends none) and at most ``--max-response-bytes`` bytes (a longer answer is cut and

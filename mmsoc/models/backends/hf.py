@@ -85,9 +85,16 @@ class HFModel:
         """One response per request; identical whatever the batch size. ``prepared``: ``prepare(requests)``."""
         if not requests:
             return []
-        if self.prefix is not None:
-            return [text.strip() for text in self.prefix.generate(requests, settings)]
-        return self.generate_full(requests, settings, prepared)
+        if self.prefix is None:
+            return self.generate_full(requests, settings, prepared)
+        from mmsoc.models.prefix import media_key
+
+        prompts = self.prompts(requests)  # identical requests (and seeds, when sampling) written once
+        keys = [(media_key(r), p, None if settings.greedy else r.rng_seed) for r, p in zip(requests, prompts)]
+        first = {key: i for i, key in reversed(list(enumerate(keys)))}
+        unique = sorted(first.values())
+        written = dict(zip(unique, self.prefix.generate([requests[i] for i in unique], settings)))
+        return [written[first[key]].strip() for key in keys]
 
     def generate_full(
         self, requests: Sequence[Request], settings: GenerationSettings, prepared: Any = None
@@ -95,9 +102,9 @@ class HFModel:
         """Generation with each prompt run whole, the batch left padded."""
         batch = self._on_device(prepared if prepared is not None else self.prepare(requests))
         out = self.run_generate(batch, [r.rng_seed for r in requests], settings)
-        self.work.count_full(batch, self.inputs.frames_of(requests))
         if not self.encoder_decoder:
             out = out[:, batch["input_ids"].shape[1] :]
+        self.work.count_full(batch, self.inputs.frames_of(requests), written=out.shape[1])
         return [text.strip() for text in self.decode(out)]
 
     def run_generate(self, inputs: Any, seeds: Sequence[int], settings: GenerationSettings, **extra: Any) -> Any:
@@ -116,15 +123,26 @@ class HFModel:
         return self.inputs.decode(ids)
 
     def score_options(self, requests: Sequence[Request], options: Sequence[Sequence[str]]) -> list[OptionScores]:
-        """Sum of the log-probabilities of each option's tokens after the prompt (in context)."""
+        """Sum of the log-probabilities of each option's tokens after the prompt (in context); identical
+        requests (same media, prompt and options) scored once."""
+        from mmsoc.models.prefix import media_key
+
         prompts = self.prompts(requests)
-        targets = [[self.answer_tokens(prompt, option) for option in opts] for prompt, opts in zip(prompts, options)]
+        keys = [(media_key(r), p, tuple(o)) for r, p, o in zip(requests, prompts, options)]
+        first = {key: i for i, key in reversed(list(enumerate(keys)))}
+        unique = sorted(first.values())
+        targets = [[self.answer_tokens(prompts[i], option) for option in options[i]] for i in unique]
+        chosen = [requests[i] for i in unique]
         if self.prefix is not None:
-            logliks = self.prefix.score(requests, prompts, targets)
+            logliks = self.prefix.score(chosen, [prompts[i] for i in unique], targets)
         else:
-            logliks = self._score_full(requests, targets)
-        self.work.rows_scored += sum(len(opts) for opts in options)
-        return [OptionScores(tuple(scores), tuple(len(o) for o in opts)) for scores, opts in zip(logliks, options)]
+            logliks = self._score_full(chosen, targets)
+        scored = {i: scores for i, scores in zip(unique, logliks)}
+        self.work.rows_scored += sum(len(options[i]) for i in unique)
+        self.work.rows_answered += sum(len(opts) for opts in options)
+        return [
+            OptionScores(tuple(scored[first[key]]), tuple(len(o) for o in opts)) for key, opts in zip(keys, options)
+        ]
 
     def _score_full(self, requests: Sequence[Request], targets: Sequence[Sequence[Sequence[int]]]) -> list[list[float]]:
         """Each (request, option) row through the whole model, ``options.batch_size`` rows at a time."""
@@ -149,14 +167,13 @@ class HFModel:
         return scores
 
     def runtime(self) -> dict[str, Any]:
-        """How the model was loaded, which scoring path ran and why, the rows per forward pass and the
-        work counters (for runtime.json)."""
+        """How the model was loaded, which scoring path ran and why, the batch size asked and the work
+        counters, the mean rows per forward pass among them (for runtime.json)."""
         return {
             **self.load_info.to_json(),
             "path": self.path,
             "why": self.why,
-            "rows_per_pass": str(self.sizer.size),
-            "groups_unshared": self.prefix.fallbacks if self.prefix is not None else 0,
+            "batch_size": "auto" if self.sizer.auto else self.sizer.size,
             **self.work.to_json(),
         }
 

@@ -15,21 +15,21 @@ by the server's ``/tokenize`` where it has one, else estimated; media are not co
 tokens or longest option exceeds it is refused with a ValueError naming the item
 (:class:`~mmsoc.models.backends.api_content.ContextBudget`).
 
-Calls go through the ``openai`` client, the reference client of this API, whose retries (timeouts,
-connection errors, 408/409/429 and 5xx; ``--retries`` times, exponential backoff, ``Retry-After``) run in
-each call's own thread, so a batch's calls retry together. A call that still fails raises
-:class:`RequestFailed` (an ``OSError``) naming the item; the evaluation loop asks the batch's items again
-one by one, but an item answered or failed already is not sent again (1 + ``--retries`` tries per item in
-all); the loop records the failure as a problem and a rerun asks again. ``--deadline``,
-``--request-timeout`` (for a whole answer) and ``--max-response-bytes`` bound what a server that hangs,
-trickles or floods costs (:mod:`~mmsoc.models.backends.api_limits`). The key comes from
-``MMSOC_API_KEY`` (else ``OPENAI_API_KEY``; a local server needs none) and is never written anywhere.
+Calls go through the ``openai`` client, the reference client of this API, whose retries (timeouts, connection errors,
+408/409/429 and 5xx; ``--retries`` times, exponential backoff, ``Retry-After``) run in each call's own thread, so a
+batch's calls retry together. A call that still fails raises :class:`RequestFailed` (an ``OSError``) naming the item;
+the evaluation loop asks the batch's items again one by one, but an item answered or failed already is not sent again
+(1 + ``--retries`` tries per item in all); the loop records the failure as a problem and a rerun asks again. Each reply
+is read against the shape its call needs (:mod:`~mmsoc.models.backends.api_replies`); one that does not fit fails its
+item with the reason, not retried, and the run goes on. ``--deadline``, ``--request-timeout`` (for a whole answer) and
+``--max-response-bytes`` bound what a server that hangs, trickles or floods costs
+(:mod:`~mmsoc.models.backends.api_limits`). The key comes from ``MMSOC_API_KEY`` (else ``OPENAI_API_KEY``; a local
+server needs none) and is never written anywhere.
 
-Option scoring uses vLLM's prompt log-probabilities on chat completions: the request followed by
-an assistant message holding the option (``continue_final_message``, no generation prompt),
-``prompt_logprobs=0`` and ``return_token_ids``; the option's log-likelihood is the sum over the
-tokens after the prompt with its generation prompt (found by a second call, which only counts
-tokens). Chat rather than ``/completions`` with ``echo``: completions take no images. Servers
+Option scoring uses vLLM's prompt log-probabilities on chat completions: the request followed by an assistant message
+holding the option (``continue_final_message``, no generation prompt), ``prompt_logprobs=0`` and ``return_token_ids``;
+the option's log-likelihood is the sum over the tokens after the prompt with its generation prompt (found by a second
+call, which only counts tokens). Chat rather than ``/completions`` with ``echo``: completions take no images. Servers
 without prompt log-probabilities (transformers serve, hosted APIs) raise :class:`CannotScore`.
 """
 
@@ -41,9 +41,11 @@ from functools import partial
 from typing import Any
 
 from mmsoc.core.io import UsageError
+from mmsoc.models.backends import api_replies as replies
 from mmsoc.models.backends.api_content import ContextBudget, content, continuation_loglik, decoding
 from mmsoc.models.backends.api_dispatch import Call, Dispatcher, grouped, shared_prefix
 from mmsoc.models.backends.api_limits import CallLimits, DeadlinePassed, Outcomes, RequestFailed
+from mmsoc.models.backends.api_replies import Shape, read_reply
 from mmsoc.models.base import CannotScore, GenerationSettings, OptionScores, Request
 from mmsoc.models.registry import ModelEntry, ModelOptions
 
@@ -74,7 +76,7 @@ class OpenAIModel:
         try:
             import openai
 
-            from mmsoc.models.backends.api_transport import http_client
+            from mmsoc.models.backends._api_transport import http_client
         except ImportError:
             raise UsageError("the openai backend needs the openai package (pip install openai==3.57.0)") from None
         if concurrency < 1:
@@ -130,7 +132,7 @@ class OpenAIModel:
     def _check_served(self) -> None:
         """Fail early, in one line, when the server is unreachable, refuses the key or serves another model."""
         try:
-            served = [model.id for model in self.client.models.list()]
+            listed = self.client.get("/models", cast_to=object)
         except self._errors.APIStatusError as err:
             if err.status_code in (401, 403):
                 raise UsageError(self._refused_key(err)) from None
@@ -139,6 +141,10 @@ class OpenAIModel:
             raise UsageError(f"cannot reach {self.api_base} ({err}); start the server or correct --api-base") from None
         except RequestFailed as err:
             raise UsageError(f"{self.api_base}/models: {err}") from None
+        try:
+            served = [model.id for model in read_reply(replies.ServedModels, listed, "/models").data]
+        except RequestFailed:
+            return  # a list we cannot read: the first call will tell
         if served and self.name not in served:
             raise UsageError(
                 f"{self.api_base} serves {', '.join(served)}, not {self.name!r}; pass --model openai:{served[0]}"
@@ -150,10 +156,7 @@ class OpenAIModel:
 
         def count(text: str, special: bool) -> int:
             body = {"model": self.name, "prompt": text, "add_special_tokens": special}
-            answer = self.client.post(url, cast_to=object, body=body)
-            if not isinstance(answer, dict) or not isinstance(answer.get("count"), int):
-                raise RequestFailed(f"{url} answered without a token count: {str(answer)[:200]}")
-            return int(answer["count"])
+            return read_reply(replies.TokenCount, self.client.post(url, cast_to=object, body=body), url).count
 
         try:
             count("a", True)
@@ -165,13 +168,14 @@ class OpenAIModel:
         keys = " or ".join(API_KEY_VARIABLES)
         return f"{self.api_base} refused the API key ({err.status_code}); set {keys} to a key it accepts"
 
-    def _call(self, where: str, messages: list[Any], fields: dict[str, Any]) -> Any:
-        """One chat completion; failures after the client's retries become RequestFailed naming ``where``."""
+    def _call(self, where: str, messages: list[Any], fields: dict[str, Any], shape: type[Shape]) -> Shape:
+        """One chat completion, its reply read as ``shape``; failures after the client's retries become
+        RequestFailed naming ``where``, a reply that does not fit ``shape`` MalformedReply (not retried)."""
         errors = self._errors
         known = {key: value for key, value in fields.items() if key in STANDARD_FIELDS}
         extra = {key: value for key, value in fields.items() if key not in STANDARD_FIELDS}
         try:
-            return self.client.chat.completions.create(
+            raw = self.client.chat.completions.with_raw_response.create(
                 model=self.name, messages=messages, extra_body=extra or None, **known
             )
         except RequestFailed as err:  # the deadline passed, or the answer was cut
@@ -190,6 +194,7 @@ class OpenAIModel:
             raise RequestFailed(
                 f"{where}: no answer from {self.api_base} after {self.retries + 1} attempts ({err.message})"
             ) from None
+        return read_reply(shape, raw.content, where)
 
     def _where(self, request: Request) -> str:
         seed = "" if request.seed is None else f", seed {request.seed}"
@@ -289,11 +294,7 @@ class OpenAIModel:
             self.outcomes.record(key, result, failure)
 
     def _answer(self, request: Request, user: dict[str, Any], settings: GenerationSettings) -> str:
-        where = self._where(request)
-        response = self._call(where, [user], decoding(settings, request))
-        if not response.choices:
-            raise RequestFailed(f"{where}: the server answered with no choices")
-        return (response.choices[0].message.content or "").strip()
+        return self._call(self._where(request), [user], decoding(settings, request), replies.WrittenAnswer).text()
 
     def generate(self, requests: Sequence[Request], settings: GenerationSettings) -> list[str]:
         """Responses in request order. If a call fails, the others' answers are kept for the item-by-item
@@ -339,11 +340,13 @@ class OpenAIModel:
             self._cannot_score = str(err)
             raise
 
-    def _scoring_call(self, request: Request, messages: list[dict[str, Any]], fields: dict[str, Any]) -> Any:
+    def _scoring_call(
+        self, request: Request, messages: list[dict[str, Any]], fields: dict[str, Any], shape: type[Shape]
+    ) -> Shape:
         where = self._where(request)
         base = {"max_tokens": 1, "temperature": 0.0, "seed": request.rng_seed, "return_token_ids": True}
         try:
-            return self._call(where, messages, {**base, **fields})
+            return self._call(where, messages, {**base, **fields}, shape)
         except RequestFailed as err:
             if err.status is not None and 400 <= err.status < 500:  # the server refuses vLLM's fields
                 raise CannotScore(self._no_logprobs(str(err))) from None
@@ -357,20 +360,17 @@ class OpenAIModel:
 
     def _prompt_tokens(self, request: Request, user: dict[str, Any]) -> tuple[int, list[int] | None]:
         """(length, token ids or None) of the request's prompt with the generation prompt."""
-        response = self._scoring_call(request, [user], {})
-        ids = (response.model_extra or {}).get("prompt_token_ids")
-        return int(response.usage.prompt_tokens if ids is None else len(ids)), ids
+        reply = self._scoring_call(request, [user], {}, replies.PromptLength)
+        return reply.length, reply.prompt_token_ids
 
-    def _option_tokens(self, request: Request, user: dict[str, Any], option: str) -> tuple[list[int] | None, list[Any]]:
+    def _option_tokens(self, request: Request, user: dict[str, Any], option: str) -> tuple[list[int] | None, list]:
         """(token ids or None, prompt log-probabilities) of the request followed by ``option`` as the reply."""
         messages = [user, {"role": "assistant", "content": [{"type": "text", "text": option}]}]
-        response = self._scoring_call(
-            request, messages, {"add_generation_prompt": False, "continue_final_message": True, "prompt_logprobs": 0}
-        )
-        extra = response.model_extra or {}
-        if not extra.get("prompt_logprobs"):
+        fields = {"add_generation_prompt": False, "continue_final_message": True, "prompt_logprobs": 0}
+        reply = self._scoring_call(request, messages, fields, replies.PromptLogprobs)
+        if not reply.prompt_logprobs:
             raise CannotScore(self._no_logprobs("its answers carry no prompt_logprobs"))
-        return extra.get("prompt_token_ids"), extra["prompt_logprobs"]
+        return reply.prompt_token_ids, reply.prompt_logprobs
 
 
 def _detail(err: Any) -> str:

@@ -1,6 +1,7 @@
 """The HTTP transport of the ``openai`` client within a run's :class:`~mmsoc.models.backends.api_limits.CallLimits`:
 no attempt once the deadline has passed, each attempt's time limits cut to what is left of it, an answer's
-body read for at most the request timeout in all and at most ``max_bytes`` bytes."""
+body read for at most the request timeout in all and at most ``max_bytes`` bytes. (Its name starts with an
+underscore so that backend discovery does not import it: httpx2 comes with the ``api`` extra.)"""
 
 from __future__ import annotations
 
