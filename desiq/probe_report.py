@@ -6,33 +6,38 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe_table import ORIGINAL, ProbeReport, accuracy_text, needs_ncaq_row
+from desiq.probe_table import ORIGINAL, ProbeReport, ProbeRow, accuracy_text, needs_ncaq_row
+from desiq.probe_verdicts import judge_rows, versus
 from desiq.probes import ProbeBackend
 from desiq.probes.heuristics import battery_lines
 from desiq.probes.linear import flatten
 from desiq.records import MCQAItem
 from mmsoc.core.io import atomic_open, write_json, write_text
 from mmsoc.core.markdown import md_text
-from mmsoc.metrics.verdict import ABOVE, MIN_CLUSTERS
+from mmsoc.metrics.verdict import ABOVE, HIGHER, LOWER, METHOD, MIN_CLUSTERS, NEGLIGIBLE, SAME_DIFFERENCE
 
 NO_CLAIM = "–"
 
 
-def _cell(report: ProbeReport, perturbation: str, config: str, data: str) -> tuple[str, str]:
+def _cell(report: ProbeReport, perturbation: str, config: str, data: str) -> tuple[str, str, str]:
+    """(accuracy with its 95% interval, verdict, difference from the original) of one cell."""
     try:
         row = report.get(perturbation, config, data)
     except StopIteration:
-        return "–", "–"
-    return accuracy_text(row), row.verdict
+        return "–", "–", "–"
+    vs = versus(row.judgement.vs_original if row.judgement else None)
+    return accuracy_text(row), row.verdict, vs
 
 
 def _row(report: ProbeReport, label: str, perturbation: str, data: str, expected: tuple[str, str]) -> str:
     a2, a4 = (_cell(report, perturbation, config, data) for config in (report.configs[-1], report.configs[0]))
-    return f"| {label} | {a2[0]} | {a4[0]} | {a2[1]} | {a4[1]} | {expected[0]} | {expected[1]} |"
+    cells = [label, a2[0], a4[0], a2[1], a4[1], a2[2], a4[2], *expected]
+    return "| " + " | ".join(cells) + " |"
 
 
 def _expected(report: ProbeReport, name: str) -> tuple[str, str]:
@@ -77,8 +82,13 @@ def legend(report: ProbeReport) -> list[str]:
         "- DeSIQ_d / DeSIQ_s (retrained): a probe trained from scratch on the DeSIQ rebuild of the training "
         "file (distractors: answers of questions from other videos / the same video), scored on the rebuild "
         "of the eval file.",
-        "- verdict: from the row's 95% interval against chance, nothing else; with fewer than "
+        "- verdict: from the row's test against chance, nothing else: at chance where the adjusted interval (shown) "
+        "does not separate it, negligible where the accuracy is within "
+        f"{report.results[0].min_effect if report.results else 2:g} points of chance, else above or below "
+        f"({METHOD}); with fewer than "
         f"{report.results[0].min_videos if report.results else MIN_CLUSTERS} videos, no interval and no verdict. "
+        "vs original: the row's accuracy minus the original row's on the same questions (matched by id; videos "
+        "resampled jointly), with its adjusted interval in points: higher, lower, same or negligible. "
         "The last two columns: where the "
         "paper's answer-only T5-small landed (Table 3: RIWI and RAWA stay near the original, RIWA and RAWI "
         "fall to chance, the signature of an answer-only bias) and what the paper expects of a sound dataset "
@@ -103,9 +113,9 @@ def probe_markdown(report: ProbeReport) -> str:
         "",
         *legend(report),
         "",
-        f"| setting | A2 | {everything} | verdict A2 | verdict {everything} | the paper's answer-only model gave "
-        "| a sound dataset gives (paper) |",
-        "|---|---|---|---|---|---|---|",
+        f"| setting | A2 | {everything} | verdict A2 | verdict {everything} | vs original A2 "
+        f"| vs original {everything} | the paper's answer-only model gave | a sound dataset gives (paper) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     perturbations = dict.fromkeys(r.perturbation for r in report.results if r.data == ORIGINAL)
     for name in perturbations:
@@ -121,24 +131,52 @@ def probe_markdown(report: ProbeReport) -> str:
                     (split.expected, f"{split.sound.value} for an options-only probe"),
                 )
             )
+    for name in compared_names(report):
+        lines.append(_row(report, f"{md_text(name)} (compared)", ORIGINAL, name, (NO_CLAIM, NO_CLAIM)))
     a4 = report.get(ORIGINAL)
     lines += [
         "",
         f"Original data, {everything}: {a4.verdict}"
-        + (" — **biased**: the probe beats chance without the video." if a4.verdict.startswith(ABOVE) else "."),
+        + (" — **biased**: the probe beats chance without the video." if a4.finding == ABOVE else "."),
     ]
     for split in SPLITS.values():
         if any(r.data == split.marker for r in report.results):
             row = report.get(ORIGINAL, everything, split.marker or "")
-            lines.append(
-                f"{split.name}, {everything}: {row.verdict}"
-                + (" — a shortcut survives the rebuild." if row.verdict.startswith(ABOVE) else ".")
-            )
+            lines.append(direction(split.name, row, a4, "rebuild", f" (the paper expects: {split.expected})"))
+    for name in compared_names(report):
+        lines.append(direction(md_text(name), report.get(ORIGINAL, everything, name), a4, "version"))
     if report.shortcuts is not None:
         lines += ["", "## The shortcut battery on the same questions (no training)", ""]
         lines += battery_lines(report.shortcuts)
     lines.append("")
     return "\n".join(lines)
+
+
+def compared_names(report: ProbeReport) -> list[str]:
+    """The other versions of the eval file the report scored (``--compare``), in order."""
+    known = {ORIGINAL, *(split.marker for split in SPLITS.values())}
+    return list(dict.fromkeys(r.data for r in report.results if r.data not in known))
+
+
+def direction(name: str, row: ProbeRow, original: ProbeRow, what: str, expected: str = "") -> str:
+    """One summary line: which way a rebuild or another version moves blind accuracy, then its verdict."""
+    vs = row.judgement.vs_original if row.judgement else None
+    before, after = (
+        (vs.original, vs.original + vs.difference) if vs and vs.questions else (original.accuracy, row.accuracy)
+    )
+    moved = f"{100 * before:.1f}% to {100 * after:.1f}%"  # the figures compared: ties as a share, common questions
+    if vs is not None and vs.finding == HIGHER:
+        head = f"{name} raises blind accuracy from {moved}: the {what} creates a shortcut on this dataset"
+    elif vs is not None and vs.finding == LOWER:
+        head = f"{name} lowers blind accuracy from {moved}: the {what} removes part of a shortcut"
+    elif vs is not None and vs.finding == NEGLIGIBLE:
+        head = f"{name} moves blind accuracy by less than {row.min_effect:g} points ({moved})"
+    elif vs is not None and vs.finding == SAME_DIFFERENCE:
+        head = f"{name} does not move blind accuracy measurably ({moved})"
+    else:
+        head = f"{name}: blind accuracy {moved}, no verdict on the difference"
+    survives = "; a shortcut remains above chance" if row.finding == ABOVE else ""
+    return f"{head}{expected}. {row.config}: {row.verdict}{survives}."
 
 
 def _tsne_points(features: np.ndarray, perplexity: float, seed: int) -> np.ndarray:
@@ -205,7 +243,15 @@ def tsne_figure(
 def write_probe_outputs(
     report: ProbeReport, out_dir: str | Path, backend: ProbeBackend | None = None, items: Sequence[MCQAItem] = ()
 ) -> Path:
-    """Write probe.json, probe.md and (given the backend and eval items) tsne.png."""
+    """Write probe.json, probe.md and (given the backend and eval items) tsne.png; rows not yet judged (the
+    probe's and the shortcut battery's) are judged here as one family (``desiq.probe_verdicts.judge_rows``)."""
+    battery = report.shortcuts.results if report.shortcuts is not None else []
+    rows: list[Any] = [*report.results, *battery]
+    if rows and any(row.judgement is None for row in rows):
+        judged = judge_rows(rows, report.seed, rows[0].min_videos, rows[0].min_effect)
+        report.results = judged[: len(report.results)]
+        if report.shortcuts is not None:
+            report.shortcuts.results = judged[len(report.results) :]
     out = Path(out_dir)
     write_json(out / "probe.json", report.to_json())
     write_text(out / "probe.md", probe_markdown(report))

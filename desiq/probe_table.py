@@ -17,28 +17,31 @@ Which probe fills which row:
 
 Scoring follows the paper's code: AK counts the top-scoring option (``np.argmax``, the first wins a tie,
 as the official Social-IQ 2.0 code); A2 counts a pair only when the correct option scores strictly
-higher (a tie is wrong, as the official ``calc_accuracy``). Each row's verdict comes from its interval
-against chance (``verdict``), never from its name.
+higher (a tie is wrong, as the official ``calc_accuracy``). Each row's verdict comes from its test against
+chance (``verdict``, ``finding``), never from its name; the rows of a table are judged as one family, and
+every row but the original also against the original (``desiq.probe_verdicts``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from desiq.inputs import InputSetting
 from desiq.perturbation_schemes import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS, Perturbation
+from desiq.probe_hits import correct, shared_hits, shares
+from desiq.probe_verdicts import Judgement, Outcomes, comparison_json, unjudged_finding, verdict_words
 from desiq.probes import ProbeBackend
-from desiq.probes.ties import hit_share, tied
-from desiq.records import PAIRS, MCQAItem, configs, in_config, option_count
+from desiq.probes.ties import tied
+from desiq.records import MCQAItem, configs, in_config, option_count
 from desiq.splits import build_split
 from mmsoc.core.progress import steps
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
-from mmsoc.metrics.verdict import CHANCE_WORDS, MIN_CLUSTERS, SAME, enough, interval_verdict
+from mmsoc.metrics.verdict import MIN_CLUSTERS, MIN_EFFECT, enough
 
 if TYPE_CHECKING:
     from desiq.probes.heuristics import HeuristicReport, HeuristicRow
@@ -71,28 +74,71 @@ class ProbeRow:
     """The videos the items come from (the clusters of the interval)."""
     min_videos: int = MIN_CLUSTERS
     """The fewest videos a verdict is drawn from."""
+    min_effect: float = MIN_EFFECT
+    """The smallest effect (points) a finding calls more than negligible."""
+    outcomes: Outcomes | None = field(default=None, repr=False, compare=False)
+    """Per scored unit: its question, hit and video (what the table's tests resample)."""
+    judgement: Judgement | None = None
+    """The verdict from the table's family (``desiq.probe_verdicts.judge_rows``); None: judged alone."""
     ties: int = 0
     """The scored items whose top score is shared by two options or more."""
     accuracy_shared: float | None = None
     """The accuracy with each tie counted as a share (``desiq.probes.ties``); the headline ``accuracy`` keeps
     the paper's rule."""
 
+    family = "probe"
+    """What a perturbation or rebuild row is compared with: the original row of the same family."""
+
+    @property
+    def finding(self) -> str:
+        return finding(self)
+
     @property
     def verdict(self) -> str:
-        return verdict(self.accuracy, self.chance, self.ci95, self.videos, self.min_videos)
+        return verdict(self)
 
 
-def verdict(
-    accuracy: float, chance: float, ci95: Sequence[float], videos: int | None, min_videos: int = MIN_CLUSTERS
-) -> str:
-    """Where the interval lies against chance, e.g. "above chance: [51.2, 58.0] excludes 25%"; with fewer
-    than ``min_videos`` videos no verdict, e.g. "too few videos to tell (3 videos), at least 10 needed"."""
-    low, high = ci95
-    words = interval_verdict(low, high, chance, videos, "videos", min_videos)
-    if words not in CHANCE_WORDS:
-        return words
-    relation = "includes" if words == SAME else "excludes"
-    return f"{words}: [{100 * low:.1f}, {100 * high:.1f}] {relation} {100 * chance:.3g}%"
+class Cell(Protocol):
+    """A probe's or a shortcut's row, as its verdict reads it."""
+
+    @property
+    def accuracy(self) -> float: ...
+    @property
+    def chance(self) -> float: ...
+    @property
+    def ci95(self) -> tuple[float, float]: ...
+    @property
+    def videos(self) -> int | None: ...
+    @property
+    def min_videos(self) -> int: ...
+    @property
+    def min_effect(self) -> float: ...
+    @property
+    def judgement(self) -> Judgement | None: ...
+    @property
+    def outcomes(self) -> Outcomes | None: ...
+
+
+def finding(row: Cell) -> str:
+    """The row's finding: its family's judgement, or its own 95% interval where it was judged alone."""
+    if row.judgement is not None:
+        return row.judgement.finding
+    return unjudged_finding(row.accuracy, row.chance, row.ci95, row.videos, row.min_videos, row.min_effect)
+
+
+def verdict(row: Cell) -> str:
+    """The row's finding in words, with the interval it was read from (the adjusted one where judged in a
+    family), e.g. "above chance: [51.2, 58.0] excludes 25%", and the figure judged where ties make it differ
+    from the row's accuracy."""
+    if row.judgement is None or row.outcomes is None or not len(row.outcomes.hits):
+        return verdict_words(
+            row.accuracy, row.chance, row.ci95, finding(row), row.videos, row.min_videos, row.min_effect
+        )
+    judged = float(np.mean(row.outcomes.hits))
+    words = verdict_words(
+        judged, row.chance, row.judgement.ci_adjusted, finding(row), row.videos, row.min_videos, row.min_effect
+    )
+    return words if abs(judged - row.accuracy) < 5e-5 else f"{words} (ties as a share: {100 * judged:.2f}%)"
 
 
 @dataclass
@@ -111,7 +157,9 @@ class ProbeReport:
     """The shortcut battery on the same questions, beside the probe."""
 
     def to_json(self) -> dict[str, object]:
-        head = {k: v for k, v in asdict(self).items() if k not in ("results", "shortcuts")}
+        head: dict[str, object] = {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("results", "shortcuts")
+        }
         head["configs"] = list(self.configs)
         battery = {"shortcuts": self.shortcuts.to_json()} if self.shortcuts else {}
         return {**head, "results": [row_json(r) for r in self.results], **battery}
@@ -124,9 +172,24 @@ class ProbeReport:
 
 def row_json(row: ProbeRow | HeuristicRow) -> dict[str, object]:
     """A row (a probe's or a shortcut's) as ``probe.json`` holds it: no interval where there are too few
-    videos to draw one."""
-    ci95 = list(row.ci95) if enough(row.videos, row.min_videos) else None
-    return {**asdict(row), "ci95": ci95, "verdict": row.verdict}
+    videos to draw one; ``ci95`` raw and ``ci_adjusted`` family-wise, ``finding`` beside the ``verdict``
+    words, ``vs_original`` for every row but the original, and, where ties make it differ from ``accuracy``,
+    the figure the verdict reads (``accuracy_ties_as_share``, ``ci95_ties_as_share``)."""
+    plain = {f.name: getattr(row, f.name) for f in fields(row) if f.name not in ("outcomes", "judgement")}
+    shown = enough(row.videos, row.min_videos)
+    out = {**plain, "ci95": list(row.ci95) if shown else None}
+    judged = row.judgement
+    if judged is not None and row.outcomes is not None and len(row.outcomes.hits):
+        share = float(np.mean(row.outcomes.hits))
+        if abs(share - row.accuracy) >= 5e-5:  # ties: the verdict reads them as a share
+            out["accuracy_ties_as_share"] = share
+            out["ci95_ties_as_share"] = list(judged.ci95) if shown and judged.ci95 else None
+    out["ci_adjusted"] = list(judged.ci_adjusted) if judged is not None and judged.ci_adjusted else None
+    out["p_adjusted"] = judged.p_adjusted if judged is not None else None
+    out["finding"], out["verdict"] = row.finding, row.verdict
+    if judged is not None and judged.vs_original is not None:
+        out["vs_original"] = comparison_json(judged.vs_original)
+    return out
 
 
 def accuracy_text(row: ProbeRow | HeuristicRow) -> str:
@@ -157,27 +220,6 @@ def view(items: Sequence[MCQAItem], config: str) -> list[MCQAItem]:
     return in_config(items, config)
 
 
-def shared_hits(scores: Sequence[np.ndarray], items: Sequence[MCQAItem]) -> np.ndarray:
-    """Per item, the share of a hit: 1/t when the correct option is among the t tied top scores, else 0
-    (``desiq.probes.ties``), in AK and A2 alike."""
-    return np.array([hit_share(s.tolist(), gold(item)) for s, item in zip(scores, items)])
-
-
-def gold(item: MCQAItem) -> int:
-    """The correct option's index of a scored (labelled) item."""
-    if item.answer_idx is None:
-        raise ValueError(f"{item.id}: only labelled questions are scored")
-    return item.answer_idx
-
-
-def correct(scores: Sequence[np.ndarray], items: Sequence[MCQAItem], config: str) -> np.ndarray:
-    """Per item, whether it counts as answered: AK by ``np.argmax`` (first wins ties), A2 only when the
-    correct option scores strictly higher than the other."""
-    if config != PAIRS:
-        return np.array([int(np.argmax(s)) == item.answer_idx for s, item in zip(scores, items)])
-    return np.array([bool(np.all(s[list(item.incorrect_idx)] < s[item.answer_idx])) for s, item in zip(scores, items)])
-
-
 def score_cell(
     backend: ProbeBackend,
     items: Sequence[MCQAItem],
@@ -187,7 +229,8 @@ def score_cell(
     data: str = ORIGINAL,
     inputs: str = "",
 ) -> ProbeRow:
-    """Score already viewed (and perturbed) items; the interval resamples whole videos."""
+    """Score already viewed (and perturbed) items; the interval resamples whole videos. The row's verdicts read
+    its ties as a share (``shares``)."""
     scores = backend.score(items)
     hits = correct(scores, items, config)
     return ProbeRow(
@@ -200,6 +243,7 @@ def score_cell(
         data=data,
         inputs=inputs,
         videos=len({item.video for item in items}),
+        outcomes=Outcomes.of(items, shares(scores, items)),
         ties=sum(tied(s.tolist()) for s in scores),
         accuracy_shared=float(shared_hits(scores, items).mean()),
     )
@@ -229,6 +273,25 @@ def evaluate(
     return score_cell(backend, base, config, seed, perturbation.name if perturbation else ORIGINAL, data, inputs)
 
 
+@dataclass(frozen=True)
+class Version:
+    """Another version of the eval file (a subset, a rebuild made elsewhere: ``desiq probe --compare``),
+    scored beside it and compared with it question by question."""
+
+    name: str
+    items: list[MCQAItem]
+    names: dict[str, str]
+    """Its question ids mapped to the eval file's (``desiq.probe_verdicts.match_names``)."""
+
+
+def compared(
+    backend: ProbeBackend, version: Version, config: str, seed: int, inputs: str, data: str | None = None
+) -> ProbeRow:
+    """The trained ``backend`` on ``version`` as it is, its questions named as the eval file's."""
+    row = evaluate(backend, version.items, None, config, seed, data=data or version.name, inputs=inputs)
+    return replace(row, outcomes=row.outcomes.renamed(version.names) if row.outcomes else None)
+
+
 def run_probe(
     backend: ProbeBackend,
     train: Sequence[MCQAItem],
@@ -238,8 +301,10 @@ def run_probe(
     names: tuple[str, str] = ("train", "eval"),
     probe_name: str = "",
     progress: bool = True,
+    versions: Sequence[Version] = (),
 ) -> ProbeReport:
-    """Fill the perturbation table on ``eval_items`` (see the module docstring for which probe fills which row).
+    """Fill the perturbation table on ``eval_items`` (see the module docstring for which probe fills which row),
+    then the rows of each other ``versions`` of the eval file (``data``: its name) scored by the same probes.
 
     ``backend`` is refitted from scratch for each probe; it is left trained on the AK questions with
     ``inputs`` (the probe of the ``original`` AK row, e.g. for the t-SNE figure). ``progress``: a step per
@@ -255,7 +320,7 @@ def run_probe(
     rows: dict[tuple[str, str], ProbeRow] = {}
     fits = [(config, OPTIONS_ONLY) for config in cells if ncaq] + [(config, inputs) for config in reversed(cells)]
     label = f"probe {report.probe}"
-    total = sum(2 if seen != inputs else 2 + len(options) for _, seen in fits)
+    total = sum(2 if seen != inputs else 2 + len(options) + len(versions) for _, seen in fits)
     with steps(label, total=total, enabled=progress) as bar:
         for config, seen in fits:
             bar.describe(f"{label}: {config} fit on {seen}")
@@ -273,8 +338,13 @@ def run_probe(
                 row = evaluate(backend, eval_items, cell, config, seed, inputs=seen)
                 rows[row.perturbation, config] = row
                 bar.advance()
+            for version in versions:
+                bar.describe(f"{label}: {version.name} {config} score")
+                rows[version.name, config] = compared(backend, version, config, seed, seen)
+                bar.advance()
     order = [ORIGINAL, *(p.name for p in scored_perturbations(inputs))]
     report.results = [rows[name, config] for config in cells for name in order]
+    report.results += [rows[version.name, config] for version in versions for config in cells]
     return report
 
 

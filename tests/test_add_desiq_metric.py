@@ -61,6 +61,15 @@ def test_desiq_eval_writes_it_for_every_condition_and_configuration(env, tmp_pat
         low, high = result["ci95_first"]
         assert low <= result["first_option_share"] <= high
         built_in = ["condition", "config", "accuracy", "chance", "n", "videos", "ci95", "success_rate"]
-        assert list(result) == [*built_in, "accuracy_norm", "ci95_norm", "first_option_share", "ci95_first"]
+        metrics = [*built_in, "accuracy_norm", "ci95_norm", "first_option_share", "ci95_first"]
+        assert list(result)[: len(metrics)] == metrics
+        verdicts = {
+            "position_consistency",
+            "finding",
+            "ci_adjusted",
+            "p_adjusted",
+            *(f"{k}_norm" for k in ("finding", "ci_adjusted", "p_adjusted")),
+        }
+        assert set(list(result)[len(metrics) :]) <= verdicts  # the run's verdicts follow its metrics
     shares = {r["condition"]: r["first_option_share"] for r in results if r["config"] == "A4"}
     assert 0.1 < shares["original"] < 0.4  # a random answer picks the first of 4 options a quarter of the time

@@ -143,7 +143,7 @@ def test_probe_outputs_follow_the_contract(tmp_path):
     assert "| DeSIQ_d (retrained) |" in md and "| DeSIQ_s (retrained) |" in md
     assert {r["data"] for r in data["results"]} == {"original", "desiq_d", "desiq_s"}
     assert all(
-        r["verdict"].split(":")[0] in ("above chance", "not different from chance", "below chance")
+        r["verdict"].split(":")[0] in ("above chance", "at chance", "negligible", "below chance")
         for r in data["results"]
     )
     assert (tmp_path / "tsne.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -246,7 +246,7 @@ def test_expected_direction_is_what_the_paper_found():
     md = probe_markdown(run_probe(make_probe("tfidf-linear"), sample_items("train"), sample_items("val"), "a"))
     for name in found:
         row = next(line for line in md.splitlines() if line.startswith(f"| {name} |"))
-        assert row.split(" | ")[5].startswith(PERTURBATIONS[name].bias.value)
+        assert row.split(" | ")[7].startswith(PERTURBATIONS[name].bias.value)
 
 
 def test_verdicts_come_from_the_interval_never_from_the_row_name():
@@ -255,7 +255,7 @@ def test_verdicts_come_from_the_interval_never_from_the_row_name():
     row = ProbeRow("RIWA", "A4", 0.40, 0.25, 100, (0.31, 0.49), videos=40)
     assert row.verdict == "above chance: [31.0, 49.0] excludes 25%"
     row = ProbeRow("RIWI", "A4", 0.27, 0.25, 100, (0.20, 0.35), videos=40)
-    assert row.verdict == "not different from chance: [20.0, 35.0] includes 25%"
+    assert row.verdict == "at chance: [20.0, 35.0] includes 25%"
     row = ProbeRow("x", "A2", 0.30, 0.50, 100, (0.22, 0.41), videos=40)
     assert row.verdict == "below chance: [22.0, 41.0] excludes 50%"
     row = ProbeRow("x", "A3", 0.50, 1 / 3, 100, (0.40, 0.60), videos=40)
@@ -275,7 +275,7 @@ def test_verdicts_come_from_the_interval_never_from_the_row_name():
             assert row.verdict.startswith("above chance") == (row.ci95[0] > row.chance)
     # on the sample, question words give the answer away on DeSIQ_d: the table must say so
     assert report.get("original", "A4", "desiq_d").ci95[0] > 0.25
-    assert "DeSIQ_d, A4: above chance" in md
+    assert "A4: above chance" in next(line for line in md.splitlines() if line.startswith("DeSIQ_d"))
 
 
 @needs_real_data
@@ -292,4 +292,4 @@ def test_question_and_answer_probe_stays_above_chance_on_both_real_desiq_splits(
     for data, name, spec in (("desiq_d", "DeSIQ_d", 0.397), ("desiq_s", "DeSIQ_s", 0.367)):
         row = report.get("original", "A4", data)
         assert row.accuracy >= spec - 0.03 and row.verdict.startswith("above chance")
-        assert f"{name}, A4: above chance" in md
+        assert "A4: above chance" in next(line for line in md.splitlines() if line.startswith(name))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -12,17 +11,17 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from desiq.commands.options import Fields, Format, Schema, Split, field_mapping
+from desiq.commands.probe_battery import Judging, ProbeFiles, heuristics_only, judge_together, shortcut_battery
 from desiq.fusion.architecture import AUDIO_ENCODER, Architecture
 from desiq.probes import PROBES
 from mmsoc.core.cli import commands, note
-from mmsoc.core.options import MinClusters, Progress, Seed, option
+from mmsoc.core.options import MinClusters, MinEffect, Progress, Seed, option
 from mmsoc.core.provenance import append_record, record
-from mmsoc.metrics.verdict import MIN_CLUSTERS
+from mmsoc.metrics.verdict import MIN_CLUSTERS, MIN_EFFECT
 
 if TYPE_CHECKING:
     from desiq.formats import MCQAReading
     from desiq.formats.mcqa_fields import Mapping
-    from desiq.probes.heuristics import HeuristicReport
     from desiq.records import MCQAItem
 
 app = commands()
@@ -141,6 +140,16 @@ PerItem = Annotated[
     ),
 ]
 
+Compare = Annotated[
+    list[Path] | None,
+    option(
+        "--compare",
+        help="Another version of the eval file (a subset, a rebuild made elsewhere; read as --eval is): every "
+        "probe and shortcut scores it too, and each row says how it differs from the eval file on the questions "
+        "both hold (matched by qid, video and question). Repeatable.",
+    ),
+]
+
 
 @app.command()
 def probe(
@@ -166,6 +175,8 @@ def probe(
     schema: Schema = None,
     format: Format = "auto",
     min_clusters: MinClusters = MIN_CLUSTERS,
+    min_effect: MinEffect = MIN_EFFECT,
+    compare: Compare = None,
     progress: Progress = True,
 ) -> None:
     """Can the dataset be solved without the video? Train a probe, score every perturbation.
@@ -179,12 +190,14 @@ def probe(
     from mmsoc.core.io import check_writable
 
     files = ProbeFiles(data, split, train, eval_file, field_mapping(fields, schema), format)
+    judging = Judging(seed, min_clusters, min_effect, compare or [], files.mapping, format)
     if not PROBES[probe.value].trains:
-        return _heuristics(out, files, inputs.value, seed, per_item, min_clusters)
+        return heuristics_only(out, files, inputs.value, judging, per_item)
     media_needed = bool(PROBES[probe.value].media and InputSetting.parse(inputs.value).media)
     train_items, eval_items, names, media_root = _probe_items(
         out, data, split, train, eval_file, files.mapping, format, media_root, media_needed
     )
+    versions = judging.versions(eval_items)
     check_writable(out)  # a folder that cannot take the results fails now, not after training
     backend = make_probe(
         probe.value,
@@ -198,24 +211,15 @@ def probe(
         progress=progress,
     )
     with probe_flags(backbone):
-        report = run_probe(
-            backend,
-            train_items,
-            eval_items,
-            inputs.value,
-            seed=seed,
-            names=names,
-            probe_name=probe.value,
-            progress=progress,
-        )
+        report = run_probe(backend, train_items, eval_items, inputs.value, seed, names, probe.value, progress, versions)
         if tsne:  # drawn from the probe trained on the original data, before any retraining
             tsne_figure(backend, eval_items, out / "tsne.png", seed=seed, progress=progress)
         if debiased:
             report.results += debiased_rows(
                 backend, train_items, eval_items, inputs.value, seed=seed, progress=progress
             )
-    report.results = [replace(row, min_videos=min_clusters) for row in report.results]
-    report.shortcuts = _battery(train_items, eval_items, names, inputs.value, seed, debiased, min_clusters)
+    battery = shortcut_battery(train_items, eval_items, names, inputs.value, debiased, judging, versions)
+    report.results, report.shortcuts = judge_together(report.results, battery, judging), battery
     write_probe_outputs(report, out)
     append_record(out, record())
     typer.echo(probe_markdown(report))
@@ -280,85 +284,3 @@ def _probe_items(
             "accuracy, so it scores labelled questions only"
         )
     return train_items, eval_items, names, media_root
-
-
-def _battery(
-    train: list[MCQAItem],
-    eval_items: list[MCQAItem],
-    names: tuple[str, str],
-    inputs: str,
-    seed: int,
-    debiased: bool,
-    min_clusters: int,
-) -> HeuristicReport:
-    """The shortcut battery beside a trained probe: the rules its inputs show, on the same eval questions,
-    perturbations and rebuilds, a learnt rule fitted on the same training file."""
-    from desiq.probe_table import DEBIASED
-    from desiq.probes.heuristics import run_heuristics
-
-    variants = DEBIASED if debiased else ()
-    battery = run_heuristics(eval_items, seed, names[1], True, variants, train, inputs, names[0])
-    battery.results = [replace(row, min_videos=min_clusters) for row in battery.results]
-    return battery
-
-
-@dataclass(frozen=True)
-class ProbeFiles:
-    """Where ``desiq probe`` reads its questions: the options as given on the command line."""
-
-    data: Path | None
-    split: str | None
-    train: Path | None
-    eval_file: Path | None
-    mapping: Mapping | None
-    format: str
-
-
-def _heuristics(out: Path, files: ProbeFiles, inputs: str, seed: int, per_item: bool, min_clusters: int) -> None:
-    """``--probe heuristics``: score the shortcut battery on one file, no training (``position_prior`` learnt
-    from ``--train`` when given, else cross-fitted by video)."""
-    from desiq.data import qa_data
-    from desiq.formats import read_note, read_source
-    from desiq.inputs import InputSetting
-    from desiq.probes.heuristics import heuristics_markdown, not_run, run_heuristics, write_heuristics
-    from desiq.sample import sample_items
-    from mmsoc.core.io import UsageError
-
-    if InputSetting.parse(inputs).media:
-        raise UsageError(
-            f"--inputs {inputs}: the shortcuts read text only (the question and the options); "
-            "give --inputs a or q+a with --probe heuristics"
-        )
-    if files.data is not None and files.eval_file is not None:
-        raise UsageError("give --data (a Social-IQ folder or QA file) or --eval, not both")
-    if files.split is not None and files.data is None:
-        raise UsageError("--split picks the evaluation file of a Social-IQ folder given as --data")
-    train_items, train_name = None, None
-    if files.train is not None:
-        reading = read_source(files.train, files.mapping, format=files.format)
-        train_items, train_name = reading.items, str(files.train)
-        note(read_note(reading))
-    if files.eval_file is not None:
-        reading = read_source(files.eval_file, files.mapping, format=files.format)
-        items, name = reading.items, str(files.eval_file)
-        note(read_note(reading))
-    elif files.data is not None:
-        default = "val" if files.data.is_dir() else None
-        source = qa_data(files.data, files.split, default, mapping=files.mapping, format=files.format)
-        reading = source.reading()
-        items, name = reading.items, str(source.qa)
-        note(read_note(reading))
-    else:
-        items, name = sample_items("val"), "sample val"
-    for rule, why in not_run(inputs).items():
-        note(f"note: {rule} is not run ({why}); --inputs q+a shows it")
-    report = run_heuristics(items, seed, name, train=train_items, inputs=inputs, train_name=train_name)
-    report.results = [replace(row, min_videos=min_clusters) for row in report.results]
-    write_heuristics(report, out)
-    append_record(out, record())
-    if per_item:
-        from desiq.per_item import per_item_outputs
-
-        per_item_outputs(out, items, None, "heuristics", seed=seed)
-    typer.echo(heuristics_markdown(report))
-    note(f"wrote {out / 'probe.json'}, {out / 'probe.md'}")

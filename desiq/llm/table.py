@@ -121,6 +121,7 @@ def run_markdown(metrics: dict[str, Any], min_videos: int | None = None) -> str:
             )
             lines += [f"Success rate (replies in the requested format, %): {rates}", ""]
         lines += input_section(metrics, least)
+        lines += circular_section(metrics["results"])
     lines += position_section(metrics)
     if metrics.get("missing"):
         lines += [
@@ -148,6 +149,29 @@ def input_section(metrics: dict[str, Any], min_videos: int = MIN_CLUSTERS) -> li
         f"{md_text(verdict(r, min_videos=min_videos))} |"
         for name, r in rows
     ]
+    return [*lines, ""]
+
+
+def circular_section(results: Sequence[dict]) -> list[str]:
+    """The circular rows read for position, not against chance: one pass, every rotation, the questions whose
+    pick stays in one slot or on one option, and whether the pick moves with the rotation (chi-square)."""
+    circular = [r for r in results if r.get("position_consistency")]
+    if not circular:
+        return []
+    lines = [
+        "## Circular: position consistency (no verdict against chance)",
+        "",
+        "| config | single pass | circular | same slot | same option | chi-square | p | chosen position |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in circular:
+        c = r["position_consistency"]
+        follows = {True: "follows the rotation", False: "does not follow the rotation", None: "not tested"}
+        chi2 = "-" if c["chi2"] is None else f"{c['chi2']:.2f}"
+        p = "-" if c["p"] is None else f"{c['p']:.3g}"
+        shares = [_pct(c[key]) for key in ("single_pass", "circular", "same_slot", "same_option")]
+        cells = [r["config"], *shares, chi2, p, follows[c["follows_rotation"]]]
+        lines.append(_row(cells))
     return [*lines, ""]
 
 

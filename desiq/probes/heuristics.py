@@ -11,14 +11,16 @@ rebuild.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from desiq.perturbation_schemes import perturb
 from desiq.perturbations import PERTURBATIONS, SPLITS
-from desiq.probe_table import CONFIGS, DEBIASED, ORIGINAL, accuracy_text, row_json, shared_hits, verdict, view
+from desiq.probe_hits import shared_hits
+from desiq.probe_table import CONFIGS, DEBIASED, ORIGINAL, Version, accuracy_text, finding, row_json, verdict, view
+from desiq.probe_verdicts import Judgement, Outcomes, versus
 from desiq.probes import ProbeEntry
 from desiq.probes.shortcuts import SHORTCUTS, Shortcut, applicable, cross_fitted
 from desiq.probes.ties import tied
@@ -27,7 +29,7 @@ from desiq.splits import build_split
 from mmsoc.core.io import write_json, write_text
 from mmsoc.core.markdown import md_text
 from mmsoc.metrics.bootstrap import cluster_bootstrap_ci
-from mmsoc.metrics.verdict import MIN_CLUSTERS
+from mmsoc.metrics.verdict import MIN_CLUSTERS, MIN_EFFECT
 
 TEXT_INPUTS = "q+a"
 """What the battery reads at most: the question and the options."""
@@ -48,12 +50,24 @@ class HeuristicRow:
     """The videos the scored items come from."""
     min_videos: int = MIN_CLUSTERS
     """The fewest videos a verdict is drawn from."""
+    min_effect: float = MIN_EFFECT
+    """The smallest effect (points) a finding calls more than negligible."""
+    outcomes: Outcomes | None = field(default=None, repr=False, compare=False)
+    judgement: Judgement | None = None
     ties: int = 0
     """The scored questions whose top score is shared by two options or more."""
 
     @property
+    def family(self) -> str:
+        return self.heuristic
+
+    @property
+    def finding(self) -> str:
+        return finding(self)
+
+    @property
     def verdict(self) -> str:
-        return verdict(self.accuracy, self.chance, self.ci95, self.videos, self.min_videos)
+        return verdict(self)
 
 
 @dataclass
@@ -135,6 +149,7 @@ def score_rows(
                 cluster_bootstrap_ci(hits, [x.video for x in kept], seed=seed),
                 data,
                 len({x.video for x in kept}),
+                outcomes=Outcomes.of(kept, hits),
                 ties=sum(tied(s.tolist()) for s in scores),
             )
         )
@@ -150,11 +165,13 @@ def run_heuristics(
     train: Sequence[MCQAItem] | None = None,
     inputs: str = TEXT_INPUTS,
     train_name: str | None = None,
+    versions: Sequence[Version] = (),
 ) -> HeuristicReport:
     """Every rule readable under ``inputs`` on the items as they are, under each option perturbation (unless
-    ``perturbations`` is False), and on each DeSIQ rebuild of ``variants`` (built as ``desiq probe`` builds
-    them: the eval rebuild with seed + 1, the training rebuild with seed). A learnt rule is fitted on
-    ``train`` (its rebuild for the rebuilt rows), or cross-fitted by group when ``train`` is None."""
+    ``perturbations`` is False), on each DeSIQ rebuild of ``variants`` (built as ``desiq probe`` builds
+    them: the eval rebuild with seed + 1, the training rebuild with seed), and on each other ``versions`` of
+    the file (``desiq probe --compare``). A learnt rule is fitted on ``train`` (its rebuild for the rebuilt
+    rows), or cross-fitted by group when ``train`` is None."""
     labelled = [item for item in items if item.labelled]
     if not labelled:
         raise ValueError(f"{name}: heuristics need labelled questions (answer_idx); none has one")
@@ -173,6 +190,13 @@ def run_heuristics(
         for config in report.configs:
             fit_on = None if rebuilt_train is None else view(rebuilt_train, config)
             report.results += score_rows(view(rebuilt, config), config, seed, data=data, train=fit_on, inputs=inputs)
+    for version in versions:
+        for config in report.configs:
+            fit_on = None if train is None else view(train, config)
+            rows = score_rows(view(version.items, config), config, seed, data=version.name, train=fit_on, inputs=inputs)
+            report.results += [
+                replace(r, outcomes=r.outcomes.renamed(version.names) if r.outcomes else None) for r in rows
+            ]
     return report
 
 
@@ -193,8 +217,9 @@ def battery_lines(report: HeuristicReport) -> list[str]:
     lines += [f"Not run: {name} ({md_text(why)})." for name, why in not_run(report.inputs).items()]
     lines += [
         "",
-        f"| shortcut | data | setting | {pairs} | {everything} | verdict {pairs} | verdict {everything} |",
-        "|---|---|---|---|---|---|---|",
+        f"| shortcut | data | setting | {pairs} | {everything} | verdict {pairs} | verdict {everything} "
+        f"| vs original {pairs} | vs original {everything} |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     cells: dict[tuple[str, str, str], dict[str, HeuristicRow]] = {}
     for r in report.results:
@@ -202,8 +227,14 @@ def battery_lines(report: HeuristicReport) -> list[str]:
     for (rule, data, perturbation), row in cells.items():
         shown = [accuracy_text(row[c]) if c in row else "–" for c in (pairs, everything)]
         verdicts = [row[c].verdict if c in row else "–" for c in (pairs, everything)]
-        lines.append("| " + " | ".join(md_text(c) for c in [rule, data, perturbation, *shown, *verdicts]) + " |")
+        vs = [_versus(row[c]) if c in row else "–" for c in (pairs, everything)]
+        lines.append("| " + " | ".join(md_text(c) for c in [rule, data, perturbation, *shown, *verdicts, *vs]) + " |")
     return lines
+
+
+def _versus(row: HeuristicRow) -> str:
+    """The row minus the original row of the same rule and config (``desiq.probe_verdicts.versus``)."""
+    return versus(row.judgement.vs_original if row.judgement else None)
 
 
 def heuristics_markdown(report: HeuristicReport) -> str:
@@ -211,7 +242,9 @@ def heuristics_markdown(report: HeuristicReport) -> str:
         "# Answer-only shortcuts (no training)",
         "",
         f"Scored on {report.n_eval} questions ({md_text(report.eval)}); seed {report.seed}. Accuracy in %, with a "
-        "95% bootstrap interval resampled by video; the verdict comes from the interval against chance.",
+        "95% bootstrap interval resampled by video; the verdict comes from the test against chance, judged with "
+        "every row's (vs original: the row minus the original row of the same rule and config, in points, with "
+        "its adjusted interval).",
         "",
         *battery_lines(report),
     ]

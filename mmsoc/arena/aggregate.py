@@ -99,20 +99,30 @@ def agreement(battles: Sequence[Battle], min_annotators: int, rounds: int, seed:
         "annotators_per_battle": {str(k): v for k, v in sorted(sizes.items())},
         "labels": len(LABELS),
     }
-    for name, values, chance in (
-        ("full_agreement", same, chance_full_agreement),
-        ("full_disagreement", differ, chance_full_disagreement),
-    ):
-        level = float(np.mean([chance(len(labels)) for labels in counted]))
+    figures = (("full_agreement", same, chance_full_agreement), ("full_disagreement", differ, chance_full_disagreement))
+    levels = [float(np.mean([chance(len(labels)) for labels in counted])) for _, _, chance in figures]
+    judged = _judged([(values, level) for (_, values, _), level in zip(figures, levels)], rounds, seed)
+    for (name, values, _), level, mark in zip(figures, levels, judged):
         low, high = share_interval(values, rounds, seed)
         out[name] = {
             "share": float(values.mean()),
             "lower": low,
             "upper": high,
             "chance": level,
-            "verdict": _against(low, high, level, len(counted)),
+            "verdict": _against(low, high, level, len(counted), mark.finding),
+            "finding": mark.finding,
+            "ci_adjusted": list(mark.ci_adjusted) if mark.ci_adjusted else None,
         }
     return out
+
+
+def _judged(figures: list[tuple[np.ndarray, float]], rounds: int, seed: int) -> list:
+    """Full agreement and full disagreement judged as one family, each battle its own cluster
+    (``mmsoc.metrics.verdict.judge``)."""
+    from mmsoc.metrics.verdict import Estimate, judge
+
+    battles = tuple(str(k) for k in range(len(figures[0][0])))
+    return judge([Estimate(values, battles, level) for values, level in figures], n_boot=rounds, seed=seed)
 
 
 def share_interval(
@@ -130,8 +140,10 @@ def share_interval(
     return float(np.quantile(shares, 0.025)), float(np.quantile(shares, 0.975))
 
 
-def _against(low: float | None, high: float | None, chance: float, battles: int) -> str:
-    """The share's interval against its chance level, from enough battles (``mmsoc.metrics.verdict``)."""
-    from mmsoc.metrics.verdict import interval_verdict
+def _against(low: float | None, high: float | None, chance: float, battles: int, finding: str) -> str:
+    """The share against its chance level, from enough battles (``mmsoc.metrics.verdict``): the family's
+    finding, or why there is none."""
+    from mmsoc.metrics.verdict import CHANCE_WORDS, interval_verdict
 
-    return interval_verdict(low, high, chance, battles, "battles")
+    words = interval_verdict(low, high, chance, battles, "battles")
+    return finding if words in CHANCE_WORDS else words

@@ -34,6 +34,8 @@ VOCABULARY: dict[str, str] = {
     "--progress/--no-progress": "Show progress on stderr",
     "--min-clusters": "The fewest clusters (videos; items for MM-Soc tasks) an interval and a verdict are drawn "
     "from; with fewer a row says it has too few to tell",
+    "--min-effect": "The smallest effect, in accuracy points, a verdict calls more than negligible (against chance, "
+    "or between two rows)",
     "--bootstrap": "Bootstrap replicates for the intervals",
     # prompts and decoding
     "--prompt": "Prompt version (see `mmsoc list prompts`)",
@@ -136,6 +138,8 @@ VOCABULARY: dict[str, str] = {
     # bias probes and T5-fusion
     "--train": "Training QA file (with --eval, instead of --data)",
     "--eval": "QA file to score",
+    "--compare": "Another version of the eval file (a subset, a rebuild made elsewhere), scored beside it and "
+    "compared question by question (repeatable)",
     "--probe": "Which bias probe (see `desiq list probes`)",
     "--backbone": "T5 checkpoint id or local folder",
     "--encoder": "Sentence encoder of the embed-linear probe (id or folder; default: the packaged MiniLM)",
@@ -190,6 +194,7 @@ Seed = Annotated[int, option("--seed")]
 Limit = Annotated[int | None, option("--limit", min=0)]
 Progress = Annotated[bool, option("--progress/--no-progress")]
 MinClusters = Annotated[int, option("--min-clusters", min=1)]
+MinEffect = Annotated[float, option("--min-effect", min=0.0)]
 Device = Annotated[str, option("--device")]
 Dtype = Annotated[str, option("--dtype")]
 Adapter = Annotated[str | None, option("--adapter")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from sklearn.metrics import confusion_matrix
@@ -16,9 +16,10 @@ from mmsoc.metrics.datasets import dataset_rows
 from mmsoc.metrics.labels import INVALID, canonical_label
 from mmsoc.metrics.registry import all_keys, why_undefined
 from mmsoc.metrics.stats import percentile_interval, replicate_values, resample_counts, seed_mean_replicates
-from mmsoc.metrics.verdict import DIFFERENCE_WORDS, MIN_CLUSTERS, enough, interval_verdict
+from mmsoc.metrics.verdict import DIFFERENCE_WORDS, MIN_CLUSTERS, enough, interval_verdict, read_finding
 from mmsoc.report.methods import methods, metric_order
 from mmsoc.report.runs import Run, RunRow
+from mmsoc.report.score_info import info_counts
 from mmsoc.runners.summary import success_rates
 from mmsoc.tasks import TaskScores, get_task, kind_of, score_task_detailed, task_ids
 from mmsoc.tasks.registry import TASKS
@@ -288,7 +289,7 @@ def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, mis
             "missing_items": len(all_ids) - len(cell.ids),
             "items_missing_for_some_seeds": cell.partial_items,
             "metrics": _metric_cells(spec.kind, cell, np.arange(len(cell.ids)), settings),
-            "info": _info_counts(cell.scores),
+            "info": info_counts(cell.scores),
         }
         if cell.datasets:
             entry["runs"][name]["averaged_over"] = list(cell.datasets)
@@ -301,15 +302,6 @@ def _task_entry(task: str, cells: dict[str, Cell], settings: ReportSettings, mis
                 for dataset, rows in cell.datasets.items()
             }
     return entry
-
-
-def _info_counts(scores: list[TaskScores]) -> dict[str, int]:
-    """Counts noted while scoring (invalid answers, unknown tags, empty responses), summed over seeds."""
-    return {
-        key: int(sum(cast(int, s.info[key]) for s in scores))
-        for key, value in scores[0].info.items()
-        if isinstance(value, int)
-    }
 
 
 def _confusion(task: str, cell: Cell) -> dict:
@@ -364,6 +356,7 @@ def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: Re
         point_b, rep_b = _intervals(b, rows_b, settings, key, 3, counts)
         low, high = _interval_of(rep_a - rep_b, len(common), settings)
         verdict = interval_verdict(low, high, 0.0, len(common), "items", settings.min_clusters, DIFFERENCE_WORDS)
+        finding = read_finding(point_a - point_b, low, high, 0.0, len(common), settings.min_clusters, difference=True)
         metrics[key] = {
             "a": point_a,
             "b": point_b,
@@ -371,6 +364,7 @@ def _compare(name_a: str, name_b: str, task: str, a: Cell, b: Cell, settings: Re
             "low": low,
             "high": high,
             "verdict": verdict,
+            "finding": finding,
         }
     return {
         "a": name_a,

@@ -5,6 +5,7 @@ first, tables after), the desiq-eval runs, the arena ratings and how each number
 from __future__ import annotations
 
 from mmsoc.metrics.registry import metric_label
+from mmsoc.metrics.verdict import RULE
 from mmsoc.report.blocks import Block, Contents, Heading, Table, Text, fmt, slug
 from mmsoc.report.build import Report
 from mmsoc.report.figures import (
@@ -16,6 +17,7 @@ from mmsoc.report.figures import (
     metric_panels,
 )
 from mmsoc.report.other_runs import arena_blocks, desiq_blocks
+from mmsoc.report.task_tables import comparison_table, examples_table
 from mmsoc.report.what_ran import what_ran_blocks
 
 TITLE = "Evaluation report"
@@ -63,6 +65,7 @@ def layout(report: Report) -> list[Block]:
     if data["tasks"]:
         body.append(Table("Methods", ["metric", "computation"], [[k, v] for k, v in data["methods"].items()]))
     body += [Text(note) for note in data["notes"]]
+    body.append(Text(RULE))
     if data["desiq"] or data["arena"]:
         body.append(
             Text(
@@ -249,10 +252,10 @@ def _task_blocks(entry: dict, data: dict, report: Report, colours: dict[str, str
     blocks += _metric_tables(entry)
     blocks.append(_items_table(entry))
     blocks += _task_notes(entry)
-    blocks += [_comparison_table(task, comp) for comp in data["comparisons"] if comp["task"] == task]
+    blocks += [comparison_table(task, comp) for comp in data["comparisons"] if comp["task"] == task]
     examples = data["examples"].get(task)
     if examples:
-        blocks.append(_examples_table(task, examples))
+        blocks.append(examples_table(task, examples))
     return blocks
 
 
@@ -352,43 +355,6 @@ def _task_notes(entry: dict) -> list[Block]:
                 )
             )
     return blocks
-
-
-def _comparison_table(task: str, comp: dict) -> Table:
-    """The paired difference of two runs on their common items, per metric, with its verdict."""
-    return Table(
-        f"{task}: {comp['a']} vs {comp['b']}, paired difference a \u2212 b on {comp['n_common']} "
-        f"common items ({comp['only_in_a']} only in a, {comp['only_in_b']} only in b)",
-        ["metric", "a", "b", "difference", "95% interval", "verdict"],
-        [
-            [
-                k,
-                fmt(v["a"]),
-                fmt(v["b"]),
-                fmt(v["difference"]),
-                "\u2014" if v["low"] is None and v["high"] is None else f"[{fmt(v['low'])}, {fmt(v['high'])}]",
-                v["verdict"],
-            ]
-            for k, v in comp["metrics"].items()
-        ],
-    )
-
-
-def _examples_table(task: str, examples: list[dict]) -> Table:
-    """The first items every run answered: each run's prediction beside the reference."""
-    names = list(examples[0]["predictions"])
-    return Table(
-        f"{task}: predictions beside the references (the first {len(examples)} items every run answered; first seed)",
-        ["item", "reference", *names],
-        [
-            [
-                e["id"],
-                str(e["reference"]),
-                *("(no valid answer)" if e["predictions"][n] is None else str(e["predictions"][n]) for n in names),
-            ]
-            for e in examples
-        ],
-    )
 
 
 def _stack(tables: list[Table]) -> Table:

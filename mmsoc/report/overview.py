@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 
-from mmsoc.metrics.verdict import MIN_CLUSTERS, enough, interval_verdict
+from mmsoc.metrics.verdict import CHANCE_WORDS, MIN_CLUSTERS, NO_VERDICT, enough, interval_verdict, read_finding
 from mmsoc.report.sources import ArenaRatings, DesiqRun, Sources
 
 DESIQ_HEADLINE = "original"
+CIRCULAR = "circular"
+"""desiq eval's condition of every rotation (``desiq.llm.conditions.CIRCULAR``)."""
 """The desiq condition the summary shows (the unperturbed questions)."""
 ALPHA = 0.05
 
@@ -133,6 +135,22 @@ def chance_verdict(low: float | None, high: float | None, chance: float, videos:
     return interval_verdict(low, high, chance, videos, "videos", least)
 
 
+def desiq_verdict(result: dict, least: int) -> dict[str, str]:
+    """A desiq-eval result's ``verdict`` and ``finding`` (``mmsoc.metrics.verdict``): the run's family-wise
+    finding where its metrics.json holds one, else the 95% interval's; a circular result has none against
+    chance (its chance, (1/k)^k, is beaten by any model): its position consistency says more."""
+    if result.get("condition") == CIRCULAR or result.get("position_consistency"):
+        return {"verdict": "no chance verdict (circular: see its position consistency)", "finding": NO_VERDICT}
+    low, high = result["ci95"] or (None, None)
+    words = chance_verdict(low, high, result["chance"], result.get("videos"), least)
+    finding = result.get("finding") or read_finding(
+        result.get("accuracy"), low, high, result["chance"], result.get("videos"), least
+    )
+    if enough(result.get("videos"), least) and words in CHANCE_WORDS:
+        words = finding
+    return {"verdict": words, "finding": finding if enough(result.get("videos"), least) else NO_VERDICT}
+
+
 def position_test(chosen: list[int], gold: list[int]) -> dict:
     """Pearson's chi-square test of the chosen positions against the gold positions' shares (scipy)."""
     from scipy.stats import chisquare
@@ -155,10 +173,7 @@ def position_test(chosen: list[int], gold: list[int]) -> dict:
 def desiq_entry(run: DesiqRun, least: int = MIN_CLUSTERS) -> dict:
     """A desiq-eval run as the report shows it: the contract's fields, a verdict per result (from at least
     ``least`` videos), the position test."""
-    results = [
-        {**r, "verdict": chance_verdict(r["ci95"][0], r["ci95"][1], r["chance"], r.get("videos"), least)}
-        for r in run.results
-    ]
+    results = [{**r, **desiq_verdict(r, least)} for r in run.results]
     return {
         "name": run.name,
         "path": str(run.path),

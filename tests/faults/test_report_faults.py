@@ -71,11 +71,11 @@ def test_a_probe_row_from_one_video_has_no_verdict():
     assert ProbeRow("original", "A4", 1.0, 0.25, 3, (1.0, 1.0), videos=1).verdict == TOO_FEW_ONE_VIDEO
 
 
-def test_desiq_and_the_report_say_not_different_from_chance_alike(tmp_path):
+def test_desiq_and_the_report_say_at_chance_alike(tmp_path):
     """Row 10, last part: one wording for an interval that holds chance."""
-    assert verdict({"chance": 0.25, "ci95": [0.2, 0.3], "videos": 40}) == "not different from chance"
+    assert verdict({"chance": 0.25, "ci95": [0.2, 0.3], "videos": 40}) == "at chance"
     row = ProbeRow("RIWI", "A4", 0.27, 0.25, 100, (0.20, 0.35), videos=40)
-    assert row.verdict.startswith("not different from chance:")
+    assert row.verdict.startswith("at chance:")
     folder = write_desiq_run(tmp_path / "d", "m")
     metrics = json.loads((folder / "metrics.json").read_text())
     metrics["results"][0]["videos"] = 3  # the original A4 row
@@ -83,7 +83,7 @@ def test_desiq_and_the_report_say_not_different_from_chance_alike(tmp_path):
     write_report([folder], tmp_path / "out", ReportSettings(n_boot=20, seed=0, fast=True))
     shown = json.loads((tmp_path / "out" / "report.json").read_text())["desiq"][0]["results"]
     assert shown[0]["verdict"] == "too few videos to tell (3 videos), at least 10 needed"
-    assert "not different from chance" in {r["verdict"] for r in shown}  # RIWI A2: [0.42, 0.57] holds 0.5
+    assert "at chance" in {r["verdict"] for r in shown}  # RIWI A2: [0.42, 0.57] holds 0.5
 
 
 def _hate_run(path, model: str, right: dict[str, bool]):
