@@ -208,6 +208,28 @@ class FailingProxy(LocalServer):
         self.thread = threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True)
 
 
+class OneModelHandler(BaseHTTPRequestHandler):
+    """A quiet handler that lists one model (``served``) and sends JSON bodies with status 200."""
+
+    served = "m"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_json(json.dumps({"object": "list", "data": [{"id": self.served, "object": "model"}]}).encode())
+
+    def send_json(self, payload: bytes) -> None:
+        self.send_headers(payload)
+        self.wfile.write(payload)
+
+    def send_headers(self, payload: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+
+
 class BadServer(LocalServer):
     """A real HTTP server that lists one model (``/v1/models``) and answers its first ``answered`` chat calls with
     the reply ``yes``; then, per chat call, ``mode``: ``answer`` (``yes`` again), ``hang`` (reads the call and
@@ -222,12 +244,8 @@ class BadServer(LocalServer):
         self.closing = threading.Event()
         bad = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                self._send(json.dumps({"object": "list", "data": [{"id": bad.model, "object": "model"}]}).encode())
+        class Handler(OneModelHandler):
+            served = model
 
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -243,10 +261,7 @@ class BadServer(LocalServer):
                 self._send(bad.completion("a" * bad.size if mode == "huge" else "yes"), mode == "trickle")
 
             def _send(self, payload: bytes, trickle: bool = False) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
+                self.send_headers(payload)
                 step = 1 if trickle else len(payload)
                 with contextlib.suppress(OSError):  # the client stopped reading (a cut answer, a timeout)
                     for start in range(0, len(payload), step):
@@ -260,10 +275,7 @@ class BadServer(LocalServer):
 
     def completion(self, reply: str) -> bytes:
         """A chat completion whose one choice is ``reply``, as the OpenAI API writes it."""
-        choice = {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
-        return json.dumps(
-            {"id": "c", "object": "chat.completion", "created": 0, "model": self.model, "choices": [choice]}
-        ).encode()
+        return completion([choice(reply)], model=self.model)
 
     def __exit__(self, *exc) -> None:
         self.closing.set()
@@ -281,25 +293,14 @@ class ScriptedServer(LocalServer):
         self.lock = threading.Lock()
         scripted = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                self._send(json.dumps({"object": "list", "data": [{"id": scripted.model, "object": "model"}]}).encode())
+        class Handler(OneModelHandler):
+            served = model
 
             def do_POST(self) -> None:
                 call = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 with scripted.lock:
                     scripted.calls.append(call)
-                self._send(scripted.reply(call))
-
-            def _send(self, payload: bytes) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                self.send_json(scripted.reply(call))
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, args=(POLL_SECONDS,), daemon=True)
